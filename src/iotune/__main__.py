@@ -1,0 +1,5 @@
+import sys
+
+from iotune.cli.app import main
+
+sys.exit(main())

@@ -1,0 +1,155 @@
+"""Statistics over stored repeats: every repeat is kept raw, numbers are computed when read.
+
+A trial's I/O time is the sum of its timed phases (write and/or read): the time
+the workload spends in I/O.  Its bandwidth is the bytes it moved over that
+time, in MiB/s.  Lower time is better.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from iotune.bench.trial import MIB
+
+
+@dataclass
+class ConfigurationStats:
+    """The repeats of one configuration: raw times (seconds) and summary numbers."""
+
+    config: dict
+    config_key: str
+    workload_key: str
+    times: list[float] = field(default_factory=list)
+    bandwidths: list[float] = field(default_factory=list)
+    failed: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.times)
+
+    @property
+    def mean_time(self) -> float:
+        return statistics.fmean(self.times)
+
+    @property
+    def std_time(self) -> float:
+        return statistics.stdev(self.times) if self.n > 1 else 0.0
+
+    @property
+    def mean_bandwidth(self) -> float:
+        return statistics.fmean(self.bandwidths)
+
+    @property
+    def cv(self) -> float:
+        return self.std_time / self.mean_time if self.mean_time > 0 else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "config_key": self.config_key,
+            "workload_key": self.workload_key,
+            "config": self.config,
+            "repeats": self.n,
+            "failed": self.failed,
+            "mean_time_s": self.mean_time if self.n else None,
+            "std_time_s": self.std_time if self.n else None,
+            "min_time_s": min(self.times) if self.n else None,
+            "max_time_s": max(self.times) if self.n else None,
+            "mean_bandwidth_mib_s": self.mean_bandwidth if self.n else None,
+            "times_s": self.times,
+        }
+
+
+def trial_time_and_bandwidth(phases) -> tuple[float, float]:
+    seconds = sum(p.seconds for p in phases)
+    nbytes = sum(p.bytes for p in phases)
+    return seconds, (nbytes / MIB / seconds if seconds > 0 else float("inf"))
+
+
+def configuration_stats(trials) -> dict[str, ConfigurationStats]:
+    """Group trial records (COMPLETE and FAILED) by configuration key."""
+    groups: dict[str, ConfigurationStats] = {}
+    for trial in trials:
+        stats = groups.setdefault(trial.config_key, ConfigurationStats(trial.config, trial.config_key,
+                                                                        trial.workload_key))
+        if trial.state == "COMPLETE" and trial.phases:
+            seconds, bandwidth = trial_time_and_bandwidth(trial.phases)
+            stats.times.append(seconds)
+            stats.bandwidths.append(bandwidth)
+        elif trial.state == "FAILED":
+            stats.failed += 1
+    return groups
+
+
+@dataclass
+class WorkloadBest:
+    """The fastest measured configuration of one workload and how much it gains."""
+
+    workload: dict
+    best: ConfigurationStats
+    configurations: int
+    default: ConfigurationStats | None
+    median_time: float
+    worst: ConfigurationStats
+
+    @property
+    def speedup_vs_default(self) -> float | None:
+        return self.default.mean_time / self.best.mean_time if self.default else None
+
+    @property
+    def speedup_vs_median(self) -> float:
+        return self.median_time / self.best.mean_time
+
+    @property
+    def speedup_vs_worst(self) -> float:
+        return self.worst.mean_time / self.best.mean_time
+
+    def to_dict(self) -> dict:
+        return {
+            "workload": self.workload,
+            "configurations": self.configurations,
+            "best": self.best.to_dict(),
+            "default": self.default.to_dict() if self.default else None,
+            "median_time_s": self.median_time,
+            "worst": self.worst.to_dict(),
+            "speedup_vs_default": self.speedup_vs_default,
+            "speedup_vs_median": self.speedup_vs_median,
+            "speedup_vs_worst": self.speedup_vs_worst,
+        }
+
+
+def best_per_workload(space, trials) -> list[WorkloadBest]:
+    """For each workload, the configuration with the lowest mean I/O time over its repeats.
+
+    The default configuration is the one whose system parameters all take their
+    declared defaults (inactive ones excepted); it is None when never measured.
+    """
+    workload_names = [p.name for p in space.parameters if p.role == "workload"]
+    by_workload: dict[str, list[ConfigurationStats]] = {}
+    for stats in configuration_stats(trials).values():
+        if stats.n:
+            by_workload.setdefault(stats.workload_key, []).append(stats)
+    results = []
+    for group in by_workload.values():
+        group.sort(key=lambda s: s.mean_time)
+        default = next((s for s in group if _is_default(space, s.config)), None)
+        results.append(WorkloadBest(
+            workload={name: group[0].config.get(name) for name in workload_names},
+            best=group[0],
+            configurations=len(group),
+            default=default,
+            median_time=statistics.median(s.mean_time for s in group),
+            worst=group[-1],
+        ))
+    results.sort(key=lambda r: [str(v) for v in r.workload.values()])
+    return results
+
+
+def _is_default(space, config: dict) -> bool:
+    for parameter in space.parameters:
+        if parameter.role != "system":
+            continue
+        value = config.get(parameter.name)
+        if value is not None and value != parameter.default:
+            return False
+    return True

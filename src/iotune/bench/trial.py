@@ -1,0 +1,129 @@
+"""What a runner is asked to do (BenchmarkSpec) and what it reports (Measurement).
+
+Units: sizes and byte counts in bytes, times in seconds, bandwidth in MiB/s
+(2**20 bytes per second, as IOR reports it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+API = Literal["POSIX", "MPIIO"]
+OPERATIONS = ("write", "read", "readwrite")
+READ_CACHE_MODES = ("drop_caches", "o_direct", "fadvise_dontneed", "page_cache", "none")
+MIB = 2**20
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """One run of an IOR-like benchmark, with IOR's meaning for every field.
+
+    Layout as IOR's: with a shared file, rank r's block i of segment s starts at
+    offset (s * processes + r) * block_size; with a file per process each rank
+    writes segment_count * block_size bytes to its own file.  ``operation`` is
+    "write", "read" (the file is first written untimed) or "readwrite" (IOR -w -r).
+    """
+
+    api: API = "MPIIO"
+    processes: int = 2
+    block_size: int = 1 * MIB
+    transfer_size: int = 256 * 1024
+    segment_count: int = 1
+    file_per_process: bool = False
+    collective: bool = False
+    operation: str = "readwrite"
+    fsync: bool = True
+    verify: bool = False
+    hints: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def bytes_per_process(self) -> int:
+        return self.block_size * self.segment_count
+
+    @property
+    def aggregate_bytes(self) -> int:
+        return self.bytes_per_process * self.processes
+
+    @property
+    def transfers_per_process(self) -> int:
+        return self.bytes_per_process // self.transfer_size
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> BenchmarkSpec:
+        return cls(**data)
+
+
+@dataclass
+class PhaseResult:
+    """One timed phase (write or read) of one repeat, aggregated over all ranks as IOR does.
+
+    ``seconds`` is latest close end minus earliest open start over all ranks;
+    ``open_seconds``, ``transfer_seconds`` and ``close_seconds`` are the same
+    span for each sub-phase (IOR's openTime, wrRdTime, closeTime).  Close
+    includes fsync when the spec asks for it.
+    """
+
+    phase: str
+    bytes: int
+    seconds: float
+    open_seconds: float
+    transfer_seconds: float
+    close_seconds: float
+    ops: int
+    verify_errors: int | None = None
+
+    @property
+    def bandwidth_mib(self) -> float:
+        return self.bytes / MIB / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["bandwidth_mib"] = self.bandwidth_mib
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PhaseResult:
+        data = {k: v for k, v in data.items() if k != "bandwidth_mib"}
+        return cls(**data)
+
+
+@dataclass
+class Measurement:
+    """The outcome of one trial.  A failed trial is a Measurement with status FAILED, never an exception."""
+
+    status: Literal["COMPLETE", "FAILED"]
+    phases: list[PhaseResult] = field(default_factory=list)
+    error: str | None = None
+    hints_requested: dict[str, str] = field(default_factory=dict)
+    hints_in_effect: dict[str, str] = field(default_factory=dict)
+    read_cache_mode: str = "none"
+    runner: str = "builtin"
+    command: str = ""
+    wall_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def failed(cls, error: str, **kwargs) -> Measurement:
+        return cls(status="FAILED", error=error, **kwargs)
+
+    def phase(self, name: str) -> PhaseResult | None:
+        for result in self.phases:
+            if result.phase == name:
+                return result
+        return None
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["phases"] = [p.to_dict() for p in self.phases]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Measurement:
+        data = dict(data)
+        data["phases"] = [PhaseResult.from_dict(p) for p in data.get("phases", [])]
+        return cls(**data)

@@ -1,0 +1,191 @@
+"""A measurement campaign: every planned (configuration, repeat) of a study, run once, stored at once.
+
+The plan is a pure function of the space and the settings, so a campaign that
+was killed recomputes the same plan on ``--resume`` and runs only what the store
+does not hold as finished: COMPLETE and INVALID trials are never repeated, a
+trial left RUNNING by a dead campaign is run again, FAILED ones only when asked.
+Repeats are interleaved (every configuration once, then every configuration
+again) so that slow drift of the machine spreads over all configurations
+instead of biasing the ones measured last.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from iotune.bench.mapping import benchmark_spec, check_runnable
+from iotune.bench.trial import Measurement
+from iotune.errors import IotuneError, SpaceError
+from iotune.space import Configuration, Space
+
+DESIGNS = ("full", "random")
+
+
+@dataclass
+class CampaignSettings:
+    """How a study samples its space and repeats its measurements."""
+
+    repeats: int = 3
+    design: str = "full"
+    samples: int | None = None
+    seed: int = 0
+    shuffle: bool = True
+    benchmark: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.repeats, int) or self.repeats < 1:
+            raise SpaceError(f"campaign: repeats must be a whole number >= 1, got {self.repeats!r}")
+        if self.design not in DESIGNS:
+            raise SpaceError(f"campaign: design must be one of {', '.join(DESIGNS)}, got {self.design!r}")
+        if self.design == "random" and (not isinstance(self.samples, int) or self.samples < 1):
+            raise SpaceError(f"campaign: design 'random' needs samples >= 1, got {self.samples!r}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict | None, source: str = "<spec>") -> CampaignSettings:
+        data = dict(data or {})
+        allowed = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise SpaceError(f"{source}: unknown campaign setting(s) {unknown}; allowed: {sorted(allowed)}")
+        return cls(**data)
+
+
+def load_campaign(path: str | Path) -> tuple[Space, CampaignSettings]:
+    """Read a campaign file: a space spec with optional ``campaign:`` and ``benchmark:`` sections."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise SpaceError(f"cannot read spec {path}: {error.strerror or error}") from None
+    return parse_campaign(text, source=str(path))
+
+
+def parse_campaign(text: str, source: str = "<string>") -> tuple[Space, CampaignSettings]:
+    space = Space.from_text(text, source=source)
+    try:
+        raw = yaml.safe_load(text) or {}
+    except yaml.YAMLError:
+        raw = {}
+    settings = dict(raw.get("campaign") or {}) if isinstance(raw, dict) else {}
+    if isinstance(raw, dict) and raw.get("benchmark"):
+        if not isinstance(raw["benchmark"], dict):
+            raise SpaceError(f"{source}: 'benchmark' must be a mapping of benchmark settings")
+        settings["benchmark"] = _normalise_benchmark(raw["benchmark"], source)
+    return space, CampaignSettings.from_dict(settings, source)
+
+
+def _normalise_benchmark(values: dict, source: str) -> dict:
+    from iotune.units import parse_size
+
+    out = dict(values)
+    for key in ("block_size", "transfer_size"):
+        if key in out:
+            out[key] = parse_size(out[key])
+    return out
+
+
+def plan(space: Space, settings: CampaignSettings) -> list[Configuration]:
+    """The configurations a study measures, in a deterministic order."""
+    if settings.design == "full":
+        configurations = space.full_factorial()
+    else:
+        configurations = space.sample(settings.samples, seed=settings.seed)
+    if settings.shuffle:
+        configurations = list(configurations)
+        random.Random(settings.seed).shuffle(configurations)
+    return list(configurations)
+
+
+def schedule(configurations: list[Configuration], repeats: int) -> list[tuple[Configuration, int]]:
+    """Interleaved repeats: (c1, 0), (c2, 0), ..., (c1, 1), (c2, 1), ..."""
+    return [(configuration, repeat) for repeat in range(repeats) for configuration in configurations]
+
+
+@dataclass
+class CampaignReport:
+    planned: int = 0
+    already_done: int = 0
+    completed: int = 0
+    failed: int = 0
+    rerun_running: int = 0
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+TrialCallback = Callable[[Configuration, int, Measurement], None]
+
+
+class Campaign:
+    """Runs a study's plan through a runner into a store, committing every trial as it ends."""
+
+    def __init__(self, store, study_name: str, space: Space, settings: CampaignSettings, runner, scratch: Path):
+        self.store = store
+        self.study_name = study_name
+        self.space = space
+        self.settings = settings
+        self.runner = runner
+        self.scratch = Path(scratch)
+        check_runnable(space)
+
+    def open_study(self, resume: bool):
+        study = self.store.get_study(self.study_name)
+        if study is None:
+            return self.store.create_study(self.study_name, self.space.to_yaml(), self.space.hash,
+                                           self.settings.to_dict(), description=self.space.description or "")
+        if not resume:
+            raise IotuneError(f"study {self.study_name!r} already exists; add --resume to continue it, "
+                              "or choose another --study name")
+        if study.space_hash != self.space.hash:
+            raise IotuneError(f"study {self.study_name!r} was made from a different space (hash {study.space_hash}, "
+                              f"this spec {self.space.hash}); use another --study name")
+        return study
+
+    def pending(self, study, retry_failed: bool = False) -> tuple[list[tuple[Configuration, int]], int, int]:
+        """What is left to run, how many planned trials are already finished, and how many were left RUNNING."""
+        states = self.store.trial_states(study.id)
+        finished = {"COMPLETE", "INVALID"} | (set() if retry_failed else {"FAILED"})
+        todo, done, running = [], 0, 0
+        for configuration, repeat in schedule(plan(self.space, self.settings), self.settings.repeats):
+            state = states.get((configuration.key, repeat))
+            if state in finished:
+                done += 1
+            else:
+                running += state == "RUNNING"
+                todo.append((configuration, repeat))
+        return todo, done, running
+
+    def run(self, resume: bool = False, retry_failed: bool = False, platform: dict | None = None,
+            on_start: Callable[[int], None] | None = None, on_trial: TrialCallback | None = None) -> CampaignReport:
+        started = time.monotonic()
+        study = self.open_study(resume)
+        todo, done, running = self.pending(study, retry_failed)
+        report = CampaignReport(planned=len(todo) + done, already_done=done, rerun_running=running)
+        specs = [benchmark_spec(self.space, c, self.settings.benchmark) for c, _ in todo]
+        platform_id = self.store.register_platform(platform) if platform else None
+        if on_start:
+            on_start(len(todo))
+        try:
+            for (configuration, repeat), spec in zip(todo, specs):
+                trial_id = self.store.start_trial(study.id, configuration.to_dict(), configuration.key,
+                                                  configuration.workload_key, repeat, platform_id, spec.to_dict())
+                measurement = self.runner.run(spec, self.scratch)
+                self.store.finish_trial(trial_id, measurement)
+                if measurement.status == "COMPLETE":
+                    report.completed += 1
+                else:
+                    report.failed += 1
+                if on_trial:
+                    on_trial(configuration, repeat, measurement)
+        except KeyboardInterrupt:
+            report.interrupted = True
+        report.seconds = time.monotonic() - started
+        return report

@@ -1,0 +1,1 @@
+"""The ``iotune`` command line: a thin layer over the Python API."""

@@ -1,0 +1,66 @@
+"""``iotune``: the command line.  Every command is a thin layer over the Python API."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import typer
+
+from iotune import __version__
+from iotune.cli import bench_cmd, results_cmd, space_cmd, store_cmd
+from iotune.errors import IotuneError
+
+app = typer.Typer(
+    name="iotune",
+    help="Auto-tuner for the I/O of parallel applications: measure, learn, recommend, apply.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(space_cmd.app, name="space")
+app.command("bench")(bench_cmd.bench)
+app.command("demo")(bench_cmd.demo)
+app.command("results")(results_cmd.results)
+app.command("studies")(store_cmd.studies)
+app.command("export")(store_cmd.export)
+app.command("import")(store_cmd.import_)
+
+
+@app.callback(invoke_without_command=True)
+def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
+    if version:
+        print(__version__)
+        raise typer.Exit()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: one clear line and a non-zero exit for every error; ``--debug`` shows the traceback."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("IOTUNE_DEBUG", "") not in ("", "0")
+    args = [a for a in args if a != "--debug"]
+    from iotune.cli.terminal import Terminal
+
+    try:
+        app(args=args, prog_name="iotune", standalone_mode=True)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    except KeyboardInterrupt:
+        Terminal().error("interrupted")
+        return 130
+    except IotuneError as error:
+        if debug:
+            traceback.print_exc()
+        Terminal().error(str(error))
+        return 2
+    except Exception as error:  # a bug in iotune: still one line unless --debug
+        if debug:
+            traceback.print_exc()
+        Terminal().error(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""``iotune bench`` and ``iotune demo``: run a measurement campaign into the store."""
+
+from __future__ import annotations
+
+import signal
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import typer
+
+from iotune.cli.options import DB
+from iotune.cli.terminal import Terminal
+from iotune.errors import IotuneError
+
+RUNNERS = ("builtin", "ior")
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def default_scratch() -> Path:
+    return Path(tempfile.gettempdir()) / "iotune-scratch"
+
+
+def _make_runner(kind: str, timeout: float):
+    if kind == "builtin":
+        from iotune.bench.runner import BuiltinRunner
+
+        return BuiltinRunner(timeout=timeout)
+    if kind == "ior":
+        from iotune.bench.ior import IorRunner
+
+        return IorRunner()
+    raise IotuneError(f"--runner must be one of {', '.join(RUNNERS)}, got {kind!r}")
+
+
+def _prepare_scratch(scratch: Path) -> Path:
+    try:
+        scratch.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise IotuneError(f"cannot use scratch directory {scratch}: {error.strerror or error}") from None
+    return scratch
+
+
+def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: str | None, resume: bool,
+                 retry_failed: bool, repeats: int | None, scratch: Path, runner_kind: str, timeout: float,
+                 seed: int | None = None, samples: int | None = None, design: str | None = None):
+    """Shared body of ``bench`` and ``demo``; returns (store URL, study name, space)."""
+    from iotune.bench.platform import platform_info
+    from iotune.campaign import Campaign, CampaignSettings, load_campaign, parse_campaign
+    from iotune.store import Store
+
+    terminal = Terminal()
+    if spec_text is not None:
+        space, settings = parse_campaign(spec_text, source="demo.yaml")
+    else:
+        space, settings = load_campaign(spec_path)
+    overrides = {k: v for k, v in (("repeats", repeats), ("seed", seed), ("samples", samples),
+                                   ("design", design)) if v is not None}
+    if overrides:
+        settings = CampaignSettings.from_dict({**settings.to_dict(), **overrides})
+    scratch = _prepare_scratch(scratch)
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        with Store(db) as store:
+            runner = _make_runner(runner_kind, timeout)
+            try:
+                campaign = Campaign(store, study, space, settings, runner, scratch)
+                with_progress(terminal, campaign, resume, retry_failed, platform_info(scratch))
+            finally:
+                runner.close()
+            return store.url, study, space
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def with_progress(terminal: Terminal, campaign, resume: bool, retry_failed: bool, platform: dict):
+    state = {"bar": None, "context": None, "failed": 0, "done": 0}
+
+    def on_start(total: int) -> None:
+        state["context"] = terminal.progress(f"{campaign.study_name}", total)
+        state["bar"] = state["context"].__enter__()
+
+    def on_trial(configuration, repeat, measurement) -> None:
+        if measurement.status == "FAILED":
+            state["failed"] += 1
+            terminal.warn(f"trial failed ({configuration.describe()}, repeat {repeat}): {measurement.error}")
+        state["done"] += 1
+        state["bar"].advance(f"failed {state['failed']}")
+
+    try:
+        report = campaign.run(resume=resume, retry_failed=retry_failed, platform=platform,
+                              on_start=on_start, on_trial=on_trial)
+    finally:
+        if state["context"] is not None:
+            state["context"].__exit__(None, None, None)
+    summary = (f"{report.completed} trials completed, {report.failed} failed, {report.already_done} already "
+               f"in the store" + (f", {report.rerun_running} re-run after a dead campaign" if report.rerun_running
+                                  else "") + f" ({report.seconds:.1f} s)")
+    if report.interrupted:
+        terminal.warn(f"interrupted: {summary}; continue with --resume")
+        raise KeyboardInterrupt
+    terminal.success(summary)
+    return report
+
+
+def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with optional benchmark: and campaign:."),
+          study: str = typer.Option(None, "--study", "-s", help="Study name (default: the spec's name)."),
+          resume: bool = typer.Option(False, "--resume", help="Continue an existing study: run only what is missing."),
+          retry_failed: bool = typer.Option(False, "--retry-failed", help="With --resume, also re-run FAILED trials."),
+          repeats: int = typer.Option(None, "--repeats", "-r", help="Repeats per configuration (overrides the spec)."),
+          design: str = typer.Option(None, "--design", help="full or random (overrides the spec)."),
+          samples: int = typer.Option(None, "--samples", help="Configurations for a random design."),
+          seed: int = typer.Option(None, "--seed", help="Seed of the random design and of the run order."),
+          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into (default: "
+                                                               "iotune-scratch under the system temp dir)."),
+          runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py) or ior."),
+          timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
+          db: str = DB) -> None:
+    """Measure every planned configuration of a spec, with repeats, into the store (resumable)."""
+    from iotune.campaign import load_campaign
+
+    if study is None:
+        study = load_campaign(spec)[0].name
+    url, study, _ = run_campaign(spec, None, study, db, resume, retry_failed, repeats, scratch or default_scratch(),
+                                 runner, timeout, seed, samples, design)
+    Terminal().info(f"results: iotune results --study {study}" + (f" --db {url}" if db else ""))
+
+
+def demo(db: str = DB,
+         study: str = typer.Option(None, "--study", "-s", help="Study name (default: demo-<date>-<time>)."),
+         resume: bool = typer.Option(False, "--resume", help="Continue the named demo study."),
+         repeats: int = typer.Option(None, "--repeats", "-r", help="Repeats per configuration (default 3)."),
+         scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into.")) -> None:
+    """A real tuning campaign on this machine: ROMIO hints x access patterns, then the best per workload."""
+    from datetime import datetime
+
+    from iotune.cli.results_cmd import show_best
+
+    terminal = Terminal()
+    text = resources.files("iotune.data").joinpath("demo.yaml").read_text()
+    study = study or datetime.now().strftime("demo-%Y%m%d-%H%M%S")
+    terminal.info("iotune demo: ROMIO collective-buffering hints against access patterns, measured with real "
+                  "MPI-IO (2 processes, one shared file, fsync at close, caches dropped before reads when root)")
+    run_campaign(None, text, study, db, resume, False, repeats, scratch or default_scratch(), "builtin", 600.0)
+    show_best(db, study, "table")

@@ -1,0 +1,9 @@
+"""Options shared by several commands."""
+
+import typer
+
+DB = typer.Option(None, "--db", envvar="IOTUNE_DB",
+                  help="Store URL or SQLite file (default: iotune.db in the working directory; "
+                       "postgresql+psycopg://user@host/db for PostgreSQL).")
+FORMAT = typer.Option("table", "--format", "-f", help="Output format: table, json or csv.")
+STUDY = typer.Option(None, "--study", "-s", help="Study name (default: every study).")

@@ -1,0 +1,121 @@
+"""The one terminal object: messages and progress on stderr, data on stdout.
+
+Set ``IOTUNE_PLAIN=1`` for plain, deterministic output (no colour, no live
+progress bars): tests and pipes use it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+FORMATS = ("table", "json", "csv")
+
+
+def plain() -> bool:
+    return os.environ.get("IOTUNE_PLAIN", "") not in ("", "0") or not sys.stderr.isatty()
+
+
+class Terminal:
+    """Messages go to stderr so that ``--format json`` output on stdout stays clean."""
+
+    def __init__(self) -> None:
+        is_plain = plain()
+        self.err = Console(stderr=True, no_color=is_plain, highlight=False, soft_wrap=is_plain)
+        self.out = Console(no_color=is_plain, highlight=False, soft_wrap=True)
+        self.is_plain = is_plain
+
+    def info(self, message: str) -> None:
+        self.err.print(message, markup=False)
+
+    def success(self, message: str) -> None:
+        self.err.print(message, style="green", markup=False)
+
+    def warn(self, message: str) -> None:
+        self.err.print(f"warning: {message}", style="yellow", markup=False)
+
+    def error(self, message: str) -> None:
+        self.err.print(f"error: {message}", style="bold red", markup=False)
+
+    def emit(self, columns: Sequence[str], rows: Iterable[Sequence], fmt: str = "table", title: str | None = None,
+             records: list[dict] | None = None) -> None:
+        """Print rows as a Rich table, JSON (a list of objects, or ``records`` when given) or CSV on stdout."""
+        rows = [list(r) for r in rows]
+        if fmt == "json":
+            data = records if records is not None else [dict(zip(columns, r)) for r in rows]
+            sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+        elif fmt == "csv":
+            buffer = io.StringIO()
+            writer = csv.writer(buffer, lineterminator="\n")
+            writer.writerow(columns)
+            writer.writerows(rows)
+            sys.stdout.write(buffer.getvalue())
+        else:
+            table = Table(title=title, title_justify="left")
+            for column in columns:
+                table.add_column(column)
+            for row in rows:
+                table.add_row(*("" if v is None else str(v) for v in row))
+            self.out.print(table)
+
+    @contextmanager
+    def progress(self, description: str, total: int):
+        """A progress bar with ETA; in plain mode a line every tenth of the work."""
+        if self.is_plain:
+            yield _PlainProgress(self, description, total)
+            return
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=self.err, transient=False) as bar:
+            task = bar.add_task(description, total=total, status="")
+            yield _RichProgress(bar, task)
+
+
+class _RichProgress:
+    def __init__(self, bar: Progress, task) -> None:
+        self.bar, self.task = bar, task
+
+    def advance(self, status: str = "") -> None:
+        self.bar.update(self.task, advance=1, status=status)
+
+
+class _PlainProgress:
+    def __init__(self, terminal: Terminal, description: str, total: int) -> None:
+        self.terminal, self.description, self.total, self.done = terminal, description, total, 0
+        self.step = max(1, total // 10)
+
+    def advance(self, status: str = "") -> None:
+        self.done += 1
+        if self.done % self.step == 0 or self.done == self.total:
+            self.terminal.info(f"{self.description}: {self.done}/{self.total} {status}".rstrip())
+
+
+def check_format(fmt: str) -> str:
+    from iotune.errors import IotuneError
+
+    if fmt not in FORMATS:
+        raise IotuneError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    return fmt
