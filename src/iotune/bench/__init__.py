@@ -1,5 +1,37 @@
-"""Runners: execute one trial (one repeat of one configuration) and return a Measurement."""
+"""Runners: execute one trial (one repeat of one configuration) and return a Measurement.
+
+Heavy parts (mpi4py, the MPI world, IOR) load only when a runner is used.
+"""
 
 from iotune.bench.trial import BenchmarkSpec, Measurement, PhaseResult
 
-__all__ = ["BenchmarkSpec", "Measurement", "PhaseResult"]
+__all__ = [
+    "BenchmarkSpec",
+    "BuiltinRunner",
+    "IorRunner",
+    "Measurement",
+    "PhaseResult",
+    "Runner",
+    "ior_command_line",
+    "parse_ior_hints_log",
+    "parse_ior_json",
+    "platform_info",
+]
+
+_LAZY = {
+    "BuiltinRunner": "iotune.bench.runner",
+    "Runner": "iotune.bench.runner",
+    "ior_command_line": "iotune.bench.runner",
+    "IorRunner": "iotune.bench.ior",
+    "parse_ior_json": "iotune.bench.ior",
+    "parse_ior_hints_log": "iotune.bench.ior",
+    "platform_info": "iotune.bench.platform",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'iotune.bench' has no attribute {name!r}")

@@ -1,0 +1,362 @@
+"""The IOR-semantics I/O kernel that runs inside every MPI rank.
+
+One call of :func:`run_kernel` does one trial of a :class:`BenchmarkSpec` in a
+scratch directory and returns this rank's raw timings; :func:`summarise` turns
+the timings of all ranks into a Measurement dict the way IOR aggregates them.
+Times are seconds from a barrier-aligned local origin, sizes are bytes.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from iotune.bench.trial import BenchmarkSpec, Measurement, PhaseResult
+
+PAGE = 4096
+CACHE_MODES = ("auto", "drop_caches", "o_direct", "fadvise_dontneed", "page_cache")
+DROP_CACHES = "/proc/sys/vm/drop_caches"
+_PATTERN_KEY = np.uint64(0x9E3779B97F4A7C15)
+
+
+def rank_file(scratch: Path, spec: BenchmarkSpec, rank: int) -> Path:
+    """The file this rank accesses: ``testFile`` shared, ``testFile.%08d`` per process (IOR names)."""
+    if spec.file_per_process:
+        return scratch / f"testFile.{rank:08d}"
+    return scratch / "testFile"
+
+
+def transfer_offsets(spec: BenchmarkSpec, rank: int) -> list[int]:
+    """File offsets in bytes of this rank's transfers, in IOR's sequential order."""
+    per_block = spec.block_size // spec.transfer_size
+    slot = 0 if spec.file_per_process else rank
+    procs = 1 if spec.file_per_process else spec.processes
+    return [
+        (segment * procs + slot) * spec.block_size + k * spec.transfer_size
+        for segment in range(spec.segment_count)
+        for k in range(per_block)
+    ]
+
+
+def fill_pattern(buffer: np.ndarray, offset: int, rank_tag: int) -> None:
+    """Fill a byte buffer with the verify pattern for file offset ``offset``.
+
+    Each 8-byte word holds a mix of its own file offset and ``rank_tag`` (the
+    rank for file per process, 0 for a shared file), so data written to the
+    wrong place or the wrong file is detected.
+    """
+    words = (buffer.size + 7) // 8
+    values = (np.arange(words, dtype=np.uint64) * np.uint64(8) + np.uint64(offset)) ^ _PATTERN_KEY
+    values += np.uint64(rank_tag) << np.uint64(48)
+    buffer[:] = values.view(np.uint8)[: buffer.size]
+
+
+def aligned_buffer(nbytes: int) -> tuple[mmap.mmap, np.ndarray]:
+    """A page-aligned anonymous buffer (needed for O_DIRECT) and a uint8 view of it."""
+    region = mmap.mmap(-1, max(nbytes, 1))
+    return region, np.frombuffer(region, dtype=np.uint8, count=nbytes)
+
+
+def resolve_cache_mode(requested: str, spec: BenchmarkSpec, has_read: bool) -> str:
+    """Pick how reads are kept from hitting the page cache.
+
+    ``auto`` prefers dropping the caches (needs root), then O_DIRECT (POSIX
+    only, transfer and block sizes multiples of 4096 bytes), then
+    posix_fadvise(DONTNEED) after fsync.
+    """
+    if requested not in CACHE_MODES:
+        raise ValueError(f"cache mode {requested!r} is not one of {', '.join(CACHE_MODES)}")
+    if not has_read:
+        return "none"
+    direct_ok = (
+        spec.api == "POSIX"
+        and hasattr(os, "O_DIRECT")
+        and spec.transfer_size % PAGE == 0
+        and spec.block_size % PAGE == 0
+    )
+    if requested == "auto":
+        if os.geteuid() == 0 and os.access(DROP_CACHES, os.W_OK):
+            return "drop_caches"
+        return "o_direct" if direct_ok else "fadvise_dontneed"
+    if requested == "o_direct" and not direct_ok:
+        return "fadvise_dontneed"
+    return requested
+
+
+class _Clock:
+    """Seconds since a barrier-aligned origin, as IOR's timers."""
+
+    def __init__(self, comm):
+        comm.Barrier()
+        self.t0 = time.perf_counter()
+
+    def __call__(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+def _pwrite_all(fd: int, view: memoryview, offset: int) -> None:
+    while view:
+        done = os.pwrite(fd, view, offset)
+        view, offset = view[done:], offset + done
+
+
+def _pread_all(fd: int, view: memoryview, offset: int) -> int:
+    total = 0
+    while total < len(view):
+        done = os.preadv(fd, [view[total:]], offset + total)
+        if done == 0:
+            break
+        total += done
+    return total
+
+
+class _Phase:
+    """One rank's part of one write or read phase."""
+
+    def __init__(self, comm, spec: BenchmarkSpec, scratch: Path, direct: bool):
+        self.comm = comm
+        self.spec = spec
+        self.rank = comm.Get_rank()
+        self.path = rank_file(scratch, spec, self.rank)
+        self.offsets = transfer_offsets(spec, self.rank)
+        self.direct = direct
+        self.rank_tag = self.rank if spec.file_per_process else 0
+        self.hints: dict[str, str] | None = None
+        self._region, self.buffer = aligned_buffer(spec.transfer_size)
+        if not spec.verify:
+            fill_pattern(self.buffer, 0, self.rank_tag)
+        self._expected = np.empty(spec.transfer_size, dtype=np.uint8) if spec.verify else None
+
+    def close_buffers(self) -> None:
+        self.buffer = None
+        try:
+            self._region.close()
+        except BufferError:
+            pass  # a traceback still holds a view; the mapping goes when it is collected
+
+    def run(self, phase: str, clock: _Clock | None) -> dict:
+        clock = clock or (lambda: 0.0)
+        self.comm.Barrier()
+        record = {"phase": phase, "open_start": clock()}
+        opener = self._posix if self.spec.api == "POSIX" else self._mpiio
+        record.update(opener(phase, clock))
+        return record
+
+    def _check(self, offset: int) -> int:
+        fill_pattern(self._expected, offset, self.rank_tag)
+        return int(not np.array_equal(self.buffer, self._expected))
+
+    def _posix(self, phase: str, clock) -> dict:
+        spec = self.spec
+        if phase == "write":
+            flags = os.O_WRONLY | os.O_CREAT
+        else:
+            flags = os.O_RDONLY | (os.O_DIRECT if self.direct else 0)
+        fd = os.open(self.path, flags, 0o644)
+        try:
+            open_end = clock()
+            view = memoryview(self.buffer)
+            errors = 0
+            moved = 0
+            for offset in self.offsets:
+                if phase == "write":
+                    if spec.verify:
+                        fill_pattern(self.buffer, offset, self.rank_tag)
+                    _pwrite_all(fd, view, offset)
+                    moved += spec.transfer_size
+                else:
+                    got = _pread_all(fd, view, offset)
+                    moved += got
+                    if spec.verify:
+                        errors += 1 if got != spec.transfer_size else self._check(offset)
+            transfer_end = clock()
+            if phase == "write" and spec.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        return {
+            "open_end": open_end,
+            "transfer_end": transfer_end,
+            "close_end": clock(),
+            "bytes": moved,
+            "ops": len(self.offsets),
+            "verify_errors": errors if spec.verify and phase == "read" else None,
+        }
+
+    def _mpiio(self, phase: str, clock) -> dict:
+        from mpi4py import MPI
+
+        spec = self.spec
+        comm = MPI.COMM_SELF if spec.file_per_process else self.comm
+        amode = MPI.MODE_WRONLY | MPI.MODE_CREATE if phase == "write" else MPI.MODE_RDONLY
+        info = MPI.Info.Create()
+        for key, value in spec.hints.items():
+            info.Set(str(key), str(value))
+        try:
+            fh = MPI.File.Open(comm, str(self.path), amode, info)
+        finally:
+            info.Free()
+        try:
+            open_end = clock()
+            if self.hints is None:
+                in_effect = fh.Get_info()
+                self.hints = {key: (in_effect.Get(key) or "").strip() for key in in_effect.keys()}
+                in_effect.Free()
+            if phase == "write":
+                call = fh.Write_at_all if spec.collective else fh.Write_at
+            else:
+                call = fh.Read_at_all if spec.collective else fh.Read_at
+            errors = 0
+            moved = 0
+            status = MPI.Status()
+            for offset in self.offsets:
+                if phase == "write" and spec.verify:
+                    fill_pattern(self.buffer, offset, self.rank_tag)
+                call(offset, [self.buffer, MPI.BYTE], status)
+                got = status.Get_count(MPI.BYTE)
+                moved += got
+                if phase == "read" and spec.verify:
+                    errors += 1 if got != spec.transfer_size else self._check(offset)
+            transfer_end = clock()
+            if phase == "write" and spec.fsync:
+                fh.Sync()
+        finally:
+            fh.Close()
+        return {
+            "open_end": open_end,
+            "transfer_end": transfer_end,
+            "close_end": clock(),
+            "bytes": moved,
+            "ops": len(self.offsets),
+            "verify_errors": errors if spec.verify and phase == "read" else None,
+        }
+
+
+def _evict(comm, node_comm, spec: BenchmarkSpec, scratch: Path, mode: str) -> str:
+    """Between write and read: keep the read from being served by the page cache.
+
+    Returns the mode actually used (dropping caches falls back to fadvise when
+    the kernel refuses the write, e.g. in a container).
+    """
+    comm.Barrier()
+    if mode == "drop_caches":
+        ok = True
+        if node_comm.Get_rank() == 0:
+            try:
+                os.sync()
+                with open(DROP_CACHES, "w") as handle:
+                    handle.write("3\n")
+            except OSError:
+                ok = False
+        ok = comm.allreduce(ok, op=_land())
+        if ok:
+            comm.Barrier()
+            return mode
+        mode = "fadvise_dontneed"
+    if mode == "fadvise_dontneed":
+        rank = comm.Get_rank()
+        if spec.file_per_process or rank == 0:
+            fd = os.open(rank_file(scratch, spec, rank), os.O_RDONLY)
+            try:
+                # DONTNEED skips dirty pages, so the data must be on disk first.
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+    comm.Barrier()
+    return mode
+
+
+def _land():
+    from mpi4py import MPI
+
+    return MPI.LAND
+
+
+def run_kernel(comm, node_comm, spec: BenchmarkSpec, scratch: Path, cache_mode: str = "auto") -> dict:
+    """Run one trial on this rank; every rank of ``comm`` must call it.
+
+    ``node_comm`` groups the ranks of one node (one of them drops that node's
+    caches).  Returns this rank's record: per-phase open start, open end,
+    transfer end and close end (seconds from a barrier-aligned origin), bytes,
+    ops, verify errors, the hints in effect (rank 0) and the cache mode used.
+    Files are created only in ``scratch`` and removed before returning, also
+    when an error is raised.
+    """
+    has_read = spec.operation in ("read", "readwrite")
+    timed = {"write": ["write"], "read": ["read"], "readwrite": ["write", "read"]}[spec.operation]
+    mode = comm.bcast(resolve_cache_mode(cache_mode, spec, has_read) if comm.Get_rank() == 0 else None)
+    worker = _Phase(comm, spec, scratch, direct=(mode == "o_direct"))
+    records = []
+    try:
+        if spec.operation == "read":
+            worker.run("write", None)
+        elif "write" in timed:
+            records.append(worker.run("write", _Clock(comm)))
+        if has_read:
+            mode = _evict(comm, node_comm, spec, scratch, mode)
+            records.append(worker.run("read", _Clock(comm)))
+    except BaseException:
+        # No collective here: the other ranks may be elsewhere, and the runner removes the directory.
+        if spec.file_per_process:
+            _remove_file(rank_file(scratch, spec, comm.Get_rank()))
+        raise
+    finally:
+        worker.close_buffers()
+    # A rank may still be about to open the shared file that rank 0 would delete.
+    comm.Barrier()
+    if spec.file_per_process or comm.Get_rank() == 0:
+        _remove_file(rank_file(scratch, spec, comm.Get_rank()))
+    return {
+        "rank": comm.Get_rank(),
+        "phases": records,
+        "hints": worker.hints if comm.Get_rank() == 0 else None,
+        "cache_mode": mode,
+    }
+
+
+def _remove_file(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def summarise(spec: BenchmarkSpec, records: list[dict]) -> dict:
+    """Aggregate all ranks' records as IOR does and return a Measurement dict.
+
+    Phase seconds = latest close end - earliest open start; each sub-phase time
+    is the span from its earliest start to its latest end over ranks (IOR's
+    openTime, wrRdTime, closeTime); bytes and ops are sums over ranks.
+    """
+    phases = []
+    for index, first in enumerate(records[0]["phases"]):
+        per_rank = [record["phases"][index] for record in records]
+
+        def span(start: str, end: str) -> float:
+            return max(r[end] for r in per_rank) - min(r[start] for r in per_rank)
+
+        errors = [r["verify_errors"] for r in per_rank if r["verify_errors"] is not None]
+        phases.append(
+            PhaseResult(
+                phase=first["phase"],
+                bytes=sum(r["bytes"] for r in per_rank),
+                seconds=span("open_start", "close_end"),
+                open_seconds=span("open_start", "open_end"),
+                transfer_seconds=span("open_end", "transfer_end"),
+                close_seconds=span("transfer_end", "close_end"),
+                ops=sum(r["ops"] for r in per_rank),
+                verify_errors=sum(errors) if errors else None,
+            )
+        )
+    return Measurement(
+        status="COMPLETE",
+        phases=phases,
+        hints_requested=dict(spec.hints),
+        hints_in_effect=records[0]["hints"] or {},
+        read_cache_mode=records[0]["cache_mode"],
+    ).to_dict()

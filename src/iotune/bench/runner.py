@@ -1,0 +1,178 @@
+"""Runner interface and the built-in runner that executes trials on a persistent MPI world."""
+
+from __future__ import annotations
+
+import importlib.util
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Protocol
+
+from iotune.bench.kernel import CACHE_MODES
+from iotune.bench.trial import OPERATIONS, BenchmarkSpec, Measurement
+from iotune.bench.world import WorkerWorld, find_mpiexec
+from iotune.errors import MpiNotFoundError
+
+
+class Runner(Protocol):
+    """Executes one trial and reports it; a failed trial is a FAILED Measurement, never an exception."""
+
+    name: str
+
+    def run(self, spec: BenchmarkSpec, scratch: Path) -> Measurement: ...
+
+    def close(self) -> None: ...
+
+
+def _ior_size(nbytes: int) -> str:
+    for suffix, factor in (("g", 1024**3), ("m", 1024**2), ("k", 1024)):
+        if nbytes % factor == 0:
+            return f"{nbytes // factor}{suffix}"
+    return str(nbytes)
+
+
+def ior_args(spec: BenchmarkSpec, phases: str | None = None) -> list[str]:
+    """IOR options (without the program name) that do what ``spec`` does, one repetition."""
+    args = ["-a", spec.api]
+    if spec.api == "MPIIO" and spec.collective:
+        args.append("-c")
+    if spec.file_per_process:
+        args.append("-F")
+    if phases is None:
+        phases = {"write": "w", "read": "r", "readwrite": "wr"}[spec.operation]
+    args += [f"-{flag}" for flag in phases]
+    if spec.fsync:
+        args.append("-e")
+    if spec.verify and "r" in phases:
+        args.append("-R")
+    args += ["-t", _ior_size(spec.transfer_size), "-b", _ior_size(spec.block_size)]
+    args += ["-s", str(spec.segment_count), "-i", "1"]
+    return args
+
+
+def ior_command_line(spec: BenchmarkSpec, test_file: str | None = None) -> str:
+    """An IOR command line equivalent to ``spec``, with hints as IOR_HINT__MPI__ variables.
+
+    For operation "read" (read of a file written untimed) it is two IOR runs:
+    ``-w -k`` to write and keep the file, then ``-r -E`` to read the existing file.
+    """
+    env = {f"IOR_HINT__MPI__{key}": value for key, value in spec.hints.items()}
+    env.update(spec.env)
+    prefix = [f"{key}={shlex.quote(str(value))}" for key, value in env.items()]
+    launcher = ["mpiexec", "-n", str(spec.processes), "ior"]
+    target = ["-o", shlex.quote(test_file)] if test_file else []
+    if spec.operation == "read":
+        write = prefix + launcher + ior_args(spec, "w") + ["-k"] + target
+        read = prefix + launcher + ior_args(spec, "r") + ["-E"] + target
+        return " ".join(write) + " && " + " ".join(read)
+    return " ".join(prefix + launcher + ior_args(spec) + target)
+
+
+def spec_problem(spec: BenchmarkSpec) -> str | None:
+    """Why ``spec`` cannot be run, in one line, or None when it can."""
+    if spec.api not in ("POSIX", "MPIIO"):
+        return f"api must be POSIX or MPIIO, got {spec.api!r}"
+    if spec.operation not in OPERATIONS:
+        return f"operation must be one of {', '.join(OPERATIONS)}, got {spec.operation!r}"
+    if spec.processes < 1 or spec.segment_count < 1:
+        return f"processes and segment_count must be >= 1, got {spec.processes} and {spec.segment_count}"
+    if spec.transfer_size < 1 or spec.block_size < spec.transfer_size or spec.block_size % spec.transfer_size:
+        return (
+            f"block_size ({spec.block_size} B) must be a positive multiple of transfer_size "
+            f"({spec.transfer_size} B), as IOR requires"
+        )
+    return None
+
+
+def make_trial_dir(scratch: Path) -> Path:
+    """Create a unique per-trial directory directly inside ``scratch`` (raises OSError when unusable)."""
+    root = Path(scratch).resolve(strict=True)
+    if not root.is_dir():
+        raise NotADirectoryError(f"{root} is not a directory")
+    trial = Path(tempfile.mkdtemp(prefix="iotune-trial-", dir=root)).resolve()
+    if trial.parent != root:
+        shutil.rmtree(trial, ignore_errors=True)
+        raise PermissionError(f"trial directory {trial} escaped {root}")
+    return trial
+
+
+class BuiltinRunner:
+    """Runs IOR-semantics trials with iotune's own MPI kernel on a persistent worker world.
+
+    One :class:`WorkerWorld` is kept alive per process count and environment
+    (``spec.env`` is applied when the world starts); a trial with another count
+    or environment replaces it, so at most one world is alive.  ``timeout`` is
+    seconds per trial; ``cache_mode`` is how reads avoid the page cache
+    ("auto", "drop_caches", "o_direct", "fadvise_dontneed", "page_cache").
+    """
+
+    name = "builtin"
+
+    def __init__(self, mpiexec: str | None = None, timeout: float = 600.0, cache_mode: str = "auto"):
+        if cache_mode not in CACHE_MODES:
+            raise ValueError(f"cache_mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
+        self.mpiexec = find_mpiexec(mpiexec)
+        if importlib.util.find_spec("mpi4py") is None:
+            raise MpiNotFoundError(f"mpi4py is not installed for {sys.executable}; pip install mpich mpi4py")
+        self.timeout = timeout
+        self.cache_mode = cache_mode
+        self._world: WorkerWorld | None = None
+        self._world_key: tuple | None = None
+
+    def __enter__(self) -> BuiltinRunner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def world(self) -> WorkerWorld | None:
+        """The worker world kept alive between trials (None before the first trial)."""
+        return self._world
+
+    def _world_for(self, spec: BenchmarkSpec) -> WorkerWorld:
+        key = (spec.processes, tuple(sorted(spec.env.items())))
+        if self._world is None or self._world_key != key:
+            self.close()
+            self._world = WorkerWorld(spec.processes, self.mpiexec, env=spec.env, timeout=self.timeout)
+            self._world_key = key
+        return self._world
+
+    def run(self, spec: BenchmarkSpec, scratch: Path) -> Measurement:
+        """Run one trial in a fresh subdirectory of ``scratch``, removed afterwards."""
+        started = time.perf_counter()
+        command = ior_command_line(spec)
+        problem = spec_problem(spec)
+        trial_dir = None
+        if problem:
+            measurement = Measurement.failed(f"invalid benchmark spec: {problem}")
+        else:
+            try:
+                trial_dir = make_trial_dir(Path(scratch))
+            except OSError as exc:
+                measurement = Measurement.failed(
+                    f"scratch directory {str(scratch)!r} is not usable: {exc.strerror or exc}"
+                )
+            else:
+                try:
+                    measurement = self._world_for(spec).run(spec, trial_dir, self.cache_mode)
+                except Exception as exc:  # noqa: BLE001 - a trial failure is reported, never raised
+                    self.close()
+                    measurement = Measurement.failed(f"{type(exc).__name__}: {exc}".replace("\n", " "))
+                finally:
+                    shutil.rmtree(trial_dir, ignore_errors=True)
+        measurement.hints_requested = dict(spec.hints)
+        measurement.runner = self.name
+        measurement.command = command
+        measurement.wall_seconds = time.perf_counter() - started
+        return measurement
+
+    def close(self) -> None:
+        """Stop the worker world, if any."""
+        if self._world is not None:
+            self._world.close()
+        self._world = None
+        self._world_key = None

@@ -1,0 +1,118 @@
+"""Rank side of the persistent worker world: ``python -m iotune.bench.worker <socket path>``.
+
+Rank 0 connects to the controller's Unix-domain socket and reads
+newline-delimited JSON requests; every request is broadcast to all ranks.
+Requests: ``{"op": "run", "spec": {...}, "dir": "...", "cache_mode": "auto"}``,
+``{"op": "ping"}`` and ``{"op": "exit"}``.  Replies are one JSON line each:
+``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``.  A rank that
+fails writes one line to stderr and aborts the world, because the other ranks
+may be blocked in a collective call that would never return.
+
+Test hooks, honoured only when set in the environment: IOTUNE_TEST_CRASH_RANK=r
+makes rank r exit with status 3 on each run request, IOTUNE_TEST_HANG_RANK=r
+makes it sleep forever.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from iotune.bench.kernel import run_kernel, summarise
+from iotune.bench.trial import BenchmarkSpec
+
+
+def _test_hooks(rank: int) -> None:
+    if os.environ.get("IOTUNE_TEST_CRASH_RANK") == str(rank):
+        os._exit(3)
+    if os.environ.get("IOTUNE_TEST_HANG_RANK") == str(rank):
+        time.sleep(10**6)
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".replace("\n", " ")
+
+
+class _Channel:
+    """Rank 0's newline-delimited JSON connection to the controller."""
+
+    def __init__(self, path: str):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.reader = self.sock.makefile("r", encoding="utf-8")
+
+    def send(self, message: dict) -> None:
+        self.sock.sendall((json.dumps(message) + "\n").encode())
+
+    def receive(self) -> dict:
+        line = self.reader.readline()
+        return json.loads(line) if line else {"op": "exit"}
+
+
+def serve(socket_path: str) -> None:
+    """Serve requests until ``exit`` or until the controller goes away."""
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank = comm.Get_rank()
+    node_comm = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    pids = comm.gather(os.getpid())
+    channel = _Channel(socket_path) if rank == 0 else None
+    if channel:
+        channel.send(
+            {
+                "ok": True,
+                "event": "hello",
+                "processes": comm.Get_size(),
+                "pids": pids,
+                "mpi_library": " ".join(MPI.Get_library_version().splitlines()[0].split()),
+            }
+        )
+    while True:
+        request = comm.bcast(channel.receive() if channel else None)
+        op = request.get("op")
+        if op == "exit":
+            break
+        try:
+            if op == "ping":
+                reply = {"ok": True, "pids": pids}
+            elif op == "run":
+                _test_hooks(rank)
+                spec = BenchmarkSpec.from_dict(request["spec"])
+                record = run_kernel(comm, node_comm, spec, Path(request["dir"]), request.get("cache_mode", "auto"))
+                records = comm.gather(record)
+                reply = {"ok": True, "measurement": summarise(spec, records) if rank == 0 else None}
+            else:
+                reply = {"ok": False, "error": f"unknown request {op!r} (allowed: run, ping, exit)"}
+        except Exception as exc:  # noqa: BLE001 - any failure must reach the controller as one line
+            message = f"rank {rank}: {_one_line(exc)}"
+            print(f"iotune worker {message}", file=sys.stderr, flush=True)
+            if os.environ.get("IOTUNE_WORKER_DEBUG"):
+                traceback.print_exc()
+            if channel:
+                try:
+                    channel.send({"ok": False, "error": message, "fatal": True})
+                except OSError:
+                    pass
+            comm.Abort(1)
+        if channel:
+            channel.send(reply)
+    node_comm.Free()
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m iotune.bench.worker <control socket path>", file=sys.stderr)
+        return 2
+    serve(argv[0])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

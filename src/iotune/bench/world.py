@@ -1,0 +1,300 @@
+"""Controller side of a persistent MPI world of benchmark workers.
+
+Starting mpiexec and Python for every trial costs a large fraction of a second;
+a :class:`WorkerWorld` starts ``mpiexec -n P python -m iotune.bench.worker``
+once and sends it one request per trial over a Unix-domain socket in a private
+temporary directory.  When a rank dies, the world hangs past the timeout or
+mpiexec exits, the whole process tree is killed, the trial is reported as
+FAILED with the tail of the workers' stderr, and the next trial starts a new
+world.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from pathlib import Path
+
+from iotune.bench.trial import BenchmarkSpec, Measurement
+from iotune.errors import BenchError, MpiNotFoundError
+
+STARTUP_TIMEOUT = 60.0
+STDERR_TAIL = 400
+
+
+def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
+    """Path of mpiexec: the argument, else the one beside ``sys.executable`` (a venv's bin), else PATH."""
+    if mpiexec is not None:
+        found = shutil.which(str(mpiexec))
+        if found:
+            return found
+        raise MpiNotFoundError(f"mpiexec {str(mpiexec)!r} not found or not executable; pip install mpich mpi4py")
+    beside = Path(sys.executable).parent / "mpiexec"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("mpiexec")
+    if found:
+        return found
+    raise MpiNotFoundError("mpiexec not found beside the Python interpreter or on PATH; pip install mpich mpi4py")
+
+
+def _children_map() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    return children
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and all its descendants (hydra puts each proxy and rank in its own process group)."""
+    children = _children_map()
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, []))
+    return tree
+
+
+def kill_tree(pids: list[int]) -> None:
+    """SIGKILL the process group of each pid (never our own group)."""
+    own = os.getpgrp()
+    for pid in pids:
+        try:
+            group = os.getpgid(pid)
+            if group != own:
+                os.killpg(group, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"iotune.bench.worker" in handle.read()
+    except OSError:
+        return False
+
+
+def _tail(path: Path, limit: int = STDERR_TAIL) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " | ".join(lines)[-limit:]
+
+
+class WorkerWorld:
+    """A running ``mpiexec -n processes`` world of iotune workers, reused across trials.
+
+    ``timeout`` is the limit in seconds for one request (one trial).  The world
+    is started on the first request and restarted after a failure.  Use it as a
+    context manager or call :meth:`close`; a finalizer (also run at exit) closes forgotten ones.
+    """
+
+    def __init__(
+        self,
+        processes: int,
+        mpiexec: str | os.PathLike | None = None,
+        python: str = sys.executable,
+        env: dict[str, str] | None = None,
+        timeout: float = 600.0,
+    ):
+        if processes < 1:
+            raise BenchError(f"a worker world needs at least 1 process, got {processes}")
+        self.processes = processes
+        self.mpiexec = find_mpiexec(mpiexec)
+        self.python = python
+        self.env = dict(env or {})
+        self.timeout = timeout
+        self.mpi_library = ""
+        self._buffer = b""
+        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": []}
+        self._finalizer = weakref.finalize(self, WorkerWorld._cleanup, self._st)
+
+    @property
+    def pids(self) -> list[int]:
+        """Process ids of the ranks of the running world, rank order (empty before start)."""
+        return list(self._st["pids"])
+
+    @property
+    def _proc(self) -> subprocess.Popen | None:
+        return self._st["proc"]
+
+    @property
+    def _sock(self) -> socket.socket | None:
+        return self._st["sock"]
+
+    @property
+    def _dir(self) -> Path | None:
+        return self._st["dir"]
+
+    def __enter__(self) -> WorkerWorld:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def start(self) -> None:
+        """Start mpiexec and wait for rank 0's hello (raises BenchError on failure)."""
+        self.close()
+        self._st["dir"] = Path(tempfile.mkdtemp(prefix="iotune-world-"))
+        address = str(self._dir / "control.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(address)
+        listener.listen(1)
+        env = {**os.environ, **self.env}
+        src = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+        command = [self.mpiexec, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
+        with open(self._dir / "stderr.txt", "wb") as errors:
+            self._st["proc"] = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors, env=env, start_new_session=True
+            )
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        try:
+            listener.settimeout(0.1)
+            while self._sock is None:
+                try:
+                    self._st["sock"], _ = listener.accept()
+                except TimeoutError:
+                    if self._proc.poll() is not None:
+                        raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode} at startup"))
+                    if time.monotonic() > deadline:
+                        raise BenchError(self._why(f"workers did not connect within {STARTUP_TIMEOUT:.0f} s"))
+            hello = self._receive(STARTUP_TIMEOUT)
+        except BaseException:
+            self.kill()
+            raise
+        finally:
+            listener.close()
+        self._st["pids"] = list(hello.get("pids", []))
+        self.mpi_library = hello.get("mpi_library", "")
+
+    def _why(self, what: str) -> str:
+        tail = _tail(self._dir / "stderr.txt") if self._dir else ""
+        return f"{what}; worker stderr: {tail or '(empty)'}"
+
+    def _receive(self, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BenchError(self._why(f"no reply from the workers within {timeout:g} s (hung rank?)"))
+            self._sock.settimeout(min(remaining, 0.5))
+            try:
+                chunk = self._sock.recv(1 << 16)
+            except TimeoutError:
+                if self._proc.poll() is not None:
+                    raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode}")) from None
+                continue
+            except OSError as exc:
+                raise BenchError(self._why(f"lost the connection to the workers ({exc})")) from None
+            if not chunk:
+                try:
+                    self._proc.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    pass
+                status = self._proc.poll()
+                raise BenchError(self._why(f"workers closed the connection (mpiexec status {status})"))
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, message: dict, timeout: float | None = None) -> dict:
+        """Send one request and return the reply; starts the world if needed.
+
+        Any failure (dead rank, timeout, mpiexec exit, error reply) kills the
+        world and raises BenchError with one line that includes the stderr tail.
+        """
+        if not self.alive or self._sock is None:
+            self.start()
+        try:
+            self._sock.sendall((json.dumps(message) + "\n").encode())
+            reply = self._receive(self.timeout if timeout is None else timeout)
+        except OSError as exc:
+            error = BenchError(self._why(f"lost the connection to the workers ({exc})"))
+            self.kill()
+            raise error from None
+        except BenchError:
+            self.kill()
+            raise
+        if not reply.get("ok"):
+            error = BenchError(self._why(f"worker error: {reply.get('error')}"))
+            if reply.get("fatal"):
+                self.kill()
+            raise error
+        return reply
+
+    def ping(self) -> list[int]:
+        """Round trip through all ranks; returns the rank pids."""
+        return self.request({"op": "ping"}, timeout=min(self.timeout, STARTUP_TIMEOUT))["pids"]
+
+    def run(self, spec: BenchmarkSpec, directory: Path, cache_mode: str = "auto") -> Measurement:
+        """Run one trial in ``directory``; a failure comes back as a FAILED Measurement, never raised."""
+        if spec.processes != self.processes:
+            return Measurement.failed(
+                f"spec asks for {spec.processes} processes but this world has {self.processes}"
+            )
+        message = {"op": "run", "spec": spec.to_dict(), "dir": str(directory), "cache_mode": cache_mode}
+        try:
+            reply = self.request(message)
+        except BenchError as exc:
+            return Measurement.failed(str(exc), hints_requested=dict(spec.hints))
+        measurement = Measurement.from_dict(reply["measurement"])
+        measurement.extra["mpi_library"] = self.mpi_library
+        return measurement
+
+    def close(self) -> None:
+        """Ask the workers to exit, then kill whatever is left and remove the socket directory."""
+        if self._sock is not None and self.alive:
+            try:
+                self._sock.sendall(b'{"op": "exit"}\n')
+                self._proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill mpiexec, its proxies and the ranks at once and remove the socket directory."""
+        WorkerWorld._cleanup(self._st)
+        self._buffer = b""
+
+    @staticmethod
+    def _cleanup(state: dict) -> None:
+        """Kill mpiexec, its proxies and the ranks, close the socket, remove the directory."""
+        proc, sock, directory = state["proc"], state["sock"], state["dir"]
+        if sock is not None:
+            sock.close()
+        if proc is not None:
+            tree = process_tree(proc.pid) if proc.poll() is None else []
+            # Ranks orphaned by a dead mpiexec are no longer in its tree; kill them by pid.
+            orphans = [pid for pid in state["pids"] if pid not in tree and _is_worker(pid)]
+            kill_tree(tree[::-1] + orphans)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+        state.update(proc=None, sock=None, dir=None, pids=[])
