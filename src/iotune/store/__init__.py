@@ -1,0 +1,12 @@
+"""The results database: platforms, studies, trials and their raw measurements.
+
+``Store`` is the only code that touches the database (SQLite file by default,
+PostgreSQL by URL); it resumes crashed campaigns and exports, imports and
+merges results between stores with provenance.
+"""
+
+from iotune.store.records import TRIAL_STATES, ImportReport, StudyRecord, TrialRecord
+from iotune.store.schema import SCHEMA_VERSION
+from iotune.store.store import Store
+
+__all__ = ["SCHEMA_VERSION", "TRIAL_STATES", "ImportReport", "Store", "StudyRecord", "TrialRecord"]

@@ -1,0 +1,112 @@
+"""Plain records the store hands out: a study, a trial with its phases, an import report.
+
+They are snapshots of rows, detached from the database, so callers may keep
+them after the store is closed.  Times are ISO 8601 strings in UTC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from iotune.bench.trial import Measurement, PhaseResult
+
+TRIAL_STATES = ("RUNNING", "COMPLETE", "FAILED", "INVALID")
+
+
+@dataclass(frozen=True)
+class StudyRecord:
+    """One study: a named campaign over one parameter space."""
+
+    id: int
+    name: str
+    created_at: str
+    description: str
+    space_hash: str
+    space_yaml: str
+    settings: dict
+    origin: str | None = None
+
+
+@dataclass
+class TrialRecord:
+    """One repeat of one configuration, with its provenance and raw per-phase results.
+
+    ``phases`` is empty for RUNNING, FAILED and INVALID trials.  ``uid`` names the
+    trial across databases; ``imported_from`` says where an imported trial came from.
+    """
+
+    id: int
+    uid: str
+    study: str
+    study_id: int
+    platform_id: int | None
+    config: dict
+    config_key: str
+    workload_key: str
+    repeat: int
+    state: str
+    error: str | None
+    started_at: str | None
+    finished_at: str | None
+    runner: str | None
+    command: str | None
+    hints_requested: dict
+    hints_in_effect: dict
+    read_cache_mode: str | None
+    wall_seconds: float | None
+    extra: dict
+    benchmark: dict | None
+    imported_from: str | None
+    phases: list[PhaseResult] = field(default_factory=list)
+
+    def measurement(self) -> Measurement | None:
+        """The Measurement this trial recorded, or None while RUNNING or when INVALID."""
+        if self.state not in ("COMPLETE", "FAILED"):
+            return None
+        return Measurement(
+            status=self.state,
+            phases=list(self.phases),
+            error=self.error,
+            hints_requested=dict(self.hints_requested),
+            hints_in_effect=dict(self.hints_in_effect),
+            read_cache_mode=self.read_cache_mode or "none",
+            runner=self.runner or "",
+            command=self.command or "",
+            wall_seconds=self.wall_seconds or 0.0,
+            extra=dict(self.extra),
+        )
+
+
+@dataclass
+class ImportReport:
+    """What ``Store.import_file`` did.
+
+    ``trials_conflicting`` counts the added trials whose (configuration, repeat)
+    was already taken locally by a different trial; they were kept under the
+    next free repeat number, so they are included in ``trials_added`` too.
+    ``renamed`` maps a study name in the file to the local name it was imported
+    under because the local study of that name covers a different space.
+    ``trials_skipped_running`` counts trials that were still RUNNING in the
+    source: they hold no result, and their campaign re-runs them there.
+    """
+
+    studies_added: int = 0
+    studies_merged: int = 0
+    trials_added: int = 0
+    trials_duplicate: int = 0
+    trials_conflicting: int = 0
+    trials_skipped_running: int = 0
+    renamed: dict[str, str] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """One line for a terminal."""
+        text = (
+            f"{self.studies_added} studies added, {self.studies_merged} merged; "
+            f"{self.trials_added} trials added ({self.trials_conflicting} renumbered), "
+            f"{self.trials_duplicate} duplicates skipped"
+        )
+        if self.trials_skipped_running:
+            text += f", {self.trials_skipped_running} running trials skipped"
+        for old, new in self.renamed.items():
+            text += f"; study {old!r} imported as {new!r} (different space)"
+        return text

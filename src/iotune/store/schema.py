@@ -1,0 +1,156 @@
+"""The store's tables (schema version 1) and the check that runs when a database is opened.
+
+JSON documents (configurations, hints, settings) live in text columns written
+with canonical JSON, so SQLite and PostgreSQL hold byte-identical values.
+Times are ISO 8601 text in UTC for the same reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlalchemy as sa
+
+from iotune.errors import StoreError
+
+SCHEMA_VERSION = 1
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+    }
+)
+
+meta = sa.Table(
+    "meta",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+platforms = sa.Table(
+    "platforms",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("fingerprint", sa.String(40), nullable=False, unique=True),
+    sa.Column("hostname", sa.Text),
+    sa.Column("kernel", sa.Text),
+    sa.Column("os", sa.Text),
+    sa.Column("cpu", sa.Text),
+    sa.Column("cores", sa.Integer),
+    sa.Column("fs_type", sa.Text),
+    sa.Column("mpi_library", sa.Text),
+    sa.Column("mpi_version", sa.Text),
+    sa.Column("iotune_version", sa.Text),
+    sa.Column("python_version", sa.Text),
+    sa.Column("info_json", sa.Text, nullable=False),
+)
+
+studies = sa.Table(
+    "studies",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(255), nullable=False, unique=True),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("description", sa.Text, nullable=False, default=""),
+    sa.Column("space_hash", sa.String(128), nullable=False),
+    sa.Column("space_yaml", sa.Text, nullable=False),
+    sa.Column("settings_json", sa.Text, nullable=False),
+    sa.Column("origin", sa.Text),
+)
+
+trials = sa.Table(
+    "trials",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("uid", sa.String(32), nullable=False, unique=True),
+    sa.Column("study_id", sa.Integer, sa.ForeignKey("studies.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("platform_id", sa.Integer, sa.ForeignKey("platforms.id"), nullable=True),
+    sa.Column("config_key", sa.String(64), nullable=False),
+    sa.Column("workload_key", sa.String(64), nullable=False),
+    sa.Column("config_json", sa.Text, nullable=False),
+    sa.Column("repeat", sa.Integer, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("error", sa.Text),
+    sa.Column("started_at", sa.String(40)),
+    sa.Column("finished_at", sa.String(40)),
+    sa.Column("runner", sa.Text),
+    sa.Column("command", sa.Text),
+    sa.Column("hints_requested_json", sa.Text),
+    sa.Column("hints_in_effect_json", sa.Text),
+    sa.Column("read_cache_mode", sa.Text),
+    sa.Column("wall_seconds", sa.Float),
+    sa.Column("extra_json", sa.Text),
+    sa.Column("benchmark_json", sa.Text),
+    sa.Column("imported_from", sa.Text),
+    sa.UniqueConstraint("study_id", "config_key", "repeat"),
+    sa.CheckConstraint("state IN ('RUNNING', 'COMPLETE', 'FAILED', 'INVALID')", name="state"),
+    sa.Index(None, "study_id", "state"),
+)
+
+measurements = sa.Table(
+    "measurements",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("trial_id", sa.Integer, sa.ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("phase", sa.String(32), nullable=False),
+    sa.Column("bytes", sa.BigInteger, nullable=False),
+    sa.Column("seconds", sa.Float, nullable=False),
+    sa.Column("open_seconds", sa.Float),
+    sa.Column("transfer_seconds", sa.Float),
+    sa.Column("close_seconds", sa.Float),
+    sa.Column("ops", sa.BigInteger),
+    sa.Column("verify_errors", sa.BigInteger),
+    sa.Column("bandwidth_mib", sa.Float),
+    sa.Index(None, "trial_id"),
+)
+
+# Upgrade steps: MIGRATIONS[v] takes a version-v database to version v + 1.
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {}
+
+
+def _migrate(conn: sa.Connection, from_version: int) -> None:
+    """Bring a database at ``from_version`` up to SCHEMA_VERSION, step by step, in the caller's transaction."""
+    version = from_version
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise StoreError(
+                f"store schema version {version} cannot be upgraded to {SCHEMA_VERSION}: no migration known"
+            )
+        step(conn)
+        version += 1
+    conn.execute(meta.update().where(meta.c.key == "schema_version").values(value=str(version)))
+
+
+def ensure_schema(conn: sa.Connection, where: str) -> None:
+    """Create the tables in an empty database, check the version of an existing one, migrate an old one.
+
+    ``where`` names the database in error messages (password hidden).
+    """
+    inspector = sa.inspect(conn)
+    if not inspector.has_table("meta"):
+        other = [name for name in ("studies", "trials") if inspector.has_table(name)]
+        if other:
+            raise StoreError(f"{where} has tables {', '.join(other)} but no iotune meta table: not an iotune store")
+        metadata.create_all(conn)
+        conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+        return
+    row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
+    try:
+        version = int(row[0]) if row else None
+    except ValueError:
+        version = None
+    if version is None:
+        raise StoreError(f"{where} has no readable schema_version in its meta table")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{where} has store schema version {version}, newer than this iotune understands "
+            f"({SCHEMA_VERSION}); upgrade iotune"
+        )
+    if version < SCHEMA_VERSION:
+        _migrate(conn, version)

@@ -1,0 +1,359 @@
+"""The Store: the only code that touches the results database.
+
+A trial is written twice: ``start_trial`` commits it as RUNNING before the
+benchmark runs, ``finish_trial`` commits its outcome and every raw phase in one
+transaction.  A campaign killed at any moment therefore leaves finished trials
+complete and the interrupted one RUNNING, ready to be started again.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from iotune.bench.trial import Measurement
+from iotune.errors import StoreError
+from iotune.store import exchange, queries
+from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
+from iotune.store.records import TRIAL_STATES, ImportReport, StudyRecord, TrialRecord
+from iotune.store.schema import ensure_schema, measurements, studies, trials
+
+_RESETTABLE = ("RUNNING", "FAILED")
+
+
+class Store:
+    """Results database: SQLite file by default, PostgreSQL (or any SQLAlchemy URL) when given one.
+
+    ``url`` may be None (``iotune.db`` in the working directory), a file path,
+    or a URL such as ``postgresql+psycopg://user:pw@host/db``.  Opening creates
+    the schema in an empty database and refuses one written by a newer iotune.
+    """
+
+    def __init__(self, url: str | os.PathLike | None = None):
+        self.url = normalize_url(url)
+        self._closed = False
+        self._engine = create_engine(self.url)
+        try:
+            with self._transaction(write=True, failure="cannot open store") as conn:
+                if conn.dialect.name == "postgresql":
+                    # One opener at a time creates the schema; the number is arbitrary but fixed.
+                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(7158400361)"))
+                ensure_schema(conn, masked(self.url))
+        except BaseException:
+            self._engine.dispose()
+            raise
+
+    def __repr__(self) -> str:
+        return f"Store({masked(self.url)!r})"
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release every connection; the store cannot be used afterwards."""
+        if not self._closed:
+            self._closed = True
+            self._engine.dispose()
+
+    @property
+    def backend(self) -> str:
+        """The database kind: "sqlite", "postgresql", ..."""
+        return self._engine.dialect.name
+
+    @contextmanager
+    def _transaction(self, write: bool, failure: str = "store") -> Iterator[sa.Connection]:
+        if self._closed:
+            raise StoreError(f"store {masked(self.url)} is closed")
+        try:
+            with self._engine.connect() as conn:
+                if write:
+                    conn.execution_options(**{WRITE: True})
+                with conn.begin():
+                    yield conn
+        except SQLAlchemyError as exc:
+            raise StoreError(f"{failure} {masked(self.url)}: {first_line(exc)}") from None
+
+    def _write(self):
+        return self._transaction(write=True)
+
+    def _read(self):
+        return self._transaction(write=False)
+
+    def _study_id(self, conn: sa.Connection, study: str | int) -> int:
+        if isinstance(study, bool) or not isinstance(study, (str, int)):
+            raise StoreError(f"a study is named by its name or id, got {study!r}")
+        column = studies.c.name if isinstance(study, str) else studies.c.id
+        found = conn.execute(sa.select(studies.c.id).where(column == study)).scalar()
+        if found is None:
+            raise StoreError(f"no study {study!r} in {masked(self.url)}")
+        return found
+
+    # platforms and studies
+
+    def register_platform(self, info: dict) -> int:
+        """Id of the platform ``info`` describes (hostname, kernel, fs_type, mpi_version, ...); same info, same id."""
+        with self._write() as conn:
+            return queries.ensure_platform(conn, info)
+
+    def create_study(
+        self, name: str, space_yaml: str, space_hash: str, settings: dict, description: str = ""
+    ) -> StudyRecord:
+        """A new, empty study; StoreError if the name is taken."""
+        if not isinstance(name, str) or not name.strip():
+            raise StoreError(f"a study name must be a non-empty string, got {name!r}")
+        with self._write() as conn:
+            if queries.study_by_name(conn, name) is not None:
+                raise StoreError(f"study {name!r} already exists in {masked(self.url)}")
+            try:
+                with conn.begin_nested():
+                    study_id = queries.insert_study(
+                        conn,
+                        name=name,
+                        space_yaml=space_yaml,
+                        space_hash=space_hash,
+                        settings=settings,
+                        description=description,
+                    )
+            except IntegrityError:
+                raise StoreError(f"study {name!r} already exists in {masked(self.url)}") from None
+            return queries.study_record(conn.execute(sa.select(studies).where(studies.c.id == study_id)).one())
+
+    def get_study(self, name: str) -> StudyRecord | None:
+        """The study of that name, or None."""
+        with self._read() as conn:
+            row = queries.study_by_name(conn, name)
+            return None if row is None else queries.study_record(row)
+
+    def list_studies(self) -> list[StudyRecord]:
+        """Every study, by name."""
+        with self._read() as conn:
+            return [queries.study_record(r) for r in conn.execute(sa.select(studies).order_by(studies.c.name))]
+
+    def delete_study(self, name: str) -> None:
+        """Remove a study with all its trials and measurements; StoreError if there is none of that name."""
+        with self._write() as conn:
+            study_id = self._study_id(conn, name)
+            trial_ids = sa.select(trials.c.id).where(trials.c.study_id == study_id)
+            conn.execute(measurements.delete().where(measurements.c.trial_id.in_(trial_ids)))
+            conn.execute(trials.delete().where(trials.c.study_id == study_id))
+            conn.execute(studies.delete().where(studies.c.id == study_id))
+
+    # trials
+
+    def start_trial(
+        self,
+        study_id: int,
+        config: dict,
+        config_key: str,
+        workload_key: str,
+        repeat: int,
+        platform_id: int | None = None,
+        benchmark: dict | None = None,
+    ) -> int:
+        """Record (and commit) a RUNNING trial before it runs; return its id.
+
+        A RUNNING or FAILED row for the same (study, configuration, repeat) is
+        reset and reused: its measurements go, it gets a new uid, since what
+        follows is a new measurement.  A COMPLETE or INVALID one is StoreError:
+        finished work is never repeated.
+        """
+        if is_dataclass(benchmark):
+            benchmark = asdict(benchmark)
+        values = {
+            "config_json": queries.dumps(config, "configuration"),
+            "workload_key": workload_key,
+            "platform_id": platform_id,
+            "benchmark_json": None if benchmark is None else queries.dumps(benchmark, "benchmark"),
+            "state": "RUNNING",
+            "uid": queries.new_uid(),
+            "started_at": queries.now(),
+            "error": None,
+            "finished_at": None,
+            "runner": None,
+            "command": None,
+            "hints_requested_json": None,
+            "hints_in_effect_json": None,
+            "read_cache_mode": None,
+            "wall_seconds": None,
+            "extra_json": None,
+            "imported_from": None,
+        }
+        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+            raise StoreError(f"repeat must be a non-negative integer, got {repeat!r}")
+        with self._write() as conn:
+            study_id = self._study_id(conn, study_id)
+            existing = self._locked_trial(conn, study_id, config_key, repeat)
+            if existing is None:
+                try:
+                    with conn.begin_nested():
+                        return conn.execute(
+                            trials.insert().values(
+                                study_id=study_id, config_key=config_key, repeat=repeat, **values
+                            )
+                        ).inserted_primary_key[0]
+                except IntegrityError:
+                    existing = self._locked_trial(conn, study_id, config_key, repeat)
+                    if existing is None:
+                        raise StoreError(
+                            f"cannot start trial {config_key} repeat {repeat}: platform {platform_id} "
+                            f"does not exist in {masked(self.url)}"
+                        ) from None
+            if existing.state not in _RESETTABLE:
+                raise StoreError(
+                    f"trial {config_key} repeat {repeat} of study {study_id} is already {existing.state}; "
+                    "finished work is never repeated"
+                )
+            conn.execute(measurements.delete().where(measurements.c.trial_id == existing.id))
+            conn.execute(trials.update().where(trials.c.id == existing.id).values(**values))
+            return existing.id
+
+    @staticmethod
+    def _locked_trial(conn: sa.Connection, study_id: int, config_key: str, repeat: int):
+        query = sa.select(trials.c.id, trials.c.state).where(
+            trials.c.study_id == study_id, trials.c.config_key == config_key, trials.c.repeat == repeat
+        )
+        return conn.execute(query.with_for_update()).first()
+
+    def finish_trial(self, trial_id: int, measurement: Measurement) -> None:
+        """Record a RUNNING trial's outcome, provenance and every phase, all in one commit."""
+        if not isinstance(measurement, Measurement) or measurement.status not in ("COMPLETE", "FAILED"):
+            raise StoreError(f"finish_trial needs a Measurement with status COMPLETE or FAILED, got {measurement!r}")
+        values = {
+            "state": measurement.status,
+            "error": measurement.error,
+            "finished_at": queries.now(),
+            "runner": measurement.runner,
+            "command": measurement.command,
+            "hints_requested_json": queries.dumps(measurement.hints_requested, "hints requested"),
+            "hints_in_effect_json": queries.dumps(measurement.hints_in_effect, "hints in effect"),
+            "read_cache_mode": measurement.read_cache_mode,
+            "wall_seconds": measurement.wall_seconds,
+            "extra_json": queries.dumps(measurement.extra, "measurement extra"),
+        }
+        with self._write() as conn:
+            state = conn.execute(
+                sa.select(trials.c.state).where(trials.c.id == trial_id).with_for_update()
+            ).scalar()
+            if state is None:
+                raise StoreError(f"no trial with id {trial_id} in {masked(self.url)}")
+            if state != "RUNNING":
+                raise StoreError(f"trial {trial_id} is {state}, not RUNNING; start it again before finishing it")
+            conn.execute(trials.update().where(trials.c.id == trial_id).values(**values))
+            queries.insert_phases(conn, trial_id, measurement.phases)
+
+    def mark_invalid(self, study_id: int, config: dict, config_key: str, workload_key: str, reason: str) -> int:
+        """Record that a configuration cannot exist, so it is never proposed again; return the trial id.
+
+        The record is repeat 0.  Unfinished (RUNNING, FAILED) trials of the
+        configuration become INVALID too; StoreError if it has COMPLETE trials.
+        """
+        config_json = queries.dumps(config, "configuration")
+        with self._write() as conn:
+            study_id = self._study_id(conn, study_id)
+            rows = conn.execute(
+                sa.select(trials.c.id, trials.c.state, trials.c.repeat)
+                .where(trials.c.study_id == study_id, trials.c.config_key == config_key)
+                .order_by(trials.c.repeat)
+                .with_for_update()
+            ).all()
+            if any(r.state == "COMPLETE" for r in rows):
+                raise StoreError(f"configuration {config_key} has complete trials; it cannot be marked invalid")
+            stamp = queries.now()
+            if not rows:
+                return conn.execute(
+                    trials.insert().values(
+                        uid=queries.new_uid(),
+                        study_id=study_id,
+                        config_key=config_key,
+                        workload_key=workload_key,
+                        config_json=config_json,
+                        repeat=0,
+                        state="INVALID",
+                        error=reason,
+                        started_at=stamp,
+                        finished_at=stamp,
+                    )
+                ).inserted_primary_key[0]
+            ids = [r.id for r in rows]
+            conn.execute(measurements.delete().where(measurements.c.trial_id.in_(ids)))
+            conn.execute(
+                trials.update()
+                .where(trials.c.id.in_(ids))
+                .values(state="INVALID", error=reason, finished_at=stamp)
+            )
+            return ids[0]
+
+    def trial_states(self, study_id: int) -> dict[tuple[str, int], str]:
+        """{(config_key, repeat): state} of every trial in the study, for planning a resume."""
+        with self._read() as conn:
+            study_id = self._study_id(conn, study_id)
+            query = sa.select(trials.c.config_key, trials.c.repeat, trials.c.state).where(
+                trials.c.study_id == study_id
+            )
+            return {(r.config_key, r.repeat): r.state for r in conn.execute(query)}
+
+    def running_trials(self, study_id: int) -> list[int]:
+        """Ids of trials left RUNNING (by a campaign that died); re-run them with start_trial."""
+        with self._read() as conn:
+            study_id = self._study_id(conn, study_id)
+            query = (
+                sa.select(trials.c.id)
+                .where(trials.c.study_id == study_id, trials.c.state == "RUNNING")
+                .order_by(trials.c.id)
+            )
+            return list(conn.execute(query).scalars())
+
+    def get_trial(self, trial_id: int) -> TrialRecord:
+        """One trial with its phases; StoreError if there is none with that id."""
+        with self._read() as conn:
+            found = queries.select_trials(conn, trial_id=trial_id)
+        if not found:
+            raise StoreError(f"no trial with id {trial_id} in {masked(self.url)}")
+        return found[0]
+
+    def trials(self, study: str | int | None = None, state: str | None = None) -> list[TrialRecord]:
+        """Trials (of one study, by name or id, and/or in one state) with config, hints and phases."""
+        if state is not None and state not in TRIAL_STATES:
+            raise StoreError(f"unknown trial state {state!r}; use one of {', '.join(TRIAL_STATES)}")
+        with self._read() as conn:
+            study_id = None if study is None else self._study_id(conn, study)
+            return queries.select_trials(conn, study_id=study_id, state=state)
+
+    def rows(self, study: str | int | None = None) -> list[dict]:
+        """Flat rows, one per measured phase (and one per trial without phases), for tables and models."""
+        with self._read() as conn:
+            study_id = None if study is None else self._study_id(conn, study)
+            return queries.flat_rows(conn, study_id)
+
+    # exchange
+
+    def export(self, path: str | os.PathLike, fmt: str = "json", study: str | int | None = None) -> None:
+        """Write the store (or one study) to ``path``: "json" (everything), "csv" or "parquet" (flat rows)."""
+        if fmt not in exchange.FORMATS:
+            raise StoreError(f"unknown export format {fmt!r}; use one of {', '.join(exchange.FORMATS)}")
+        with self._read() as conn:
+            study_id = None if study is None else self._study_id(conn, study)
+            if fmt == "json":
+                document = exchange.export_document(conn, study_id, self._source())
+                exchange.write_json(path, document)
+            else:
+                exchange.write_rows(path, fmt, queries.flat_rows(conn, study_id))
+
+    def import_file(self, path: str | os.PathLike) -> ImportReport:
+        """Merge an export (JSON, or the flat CSV/Parquet rows) into this store, all or nothing."""
+        document = exchange.read_document(path)
+        with self._write() as conn:
+            return exchange.apply_document(conn, document, os.path.abspath(path))
+
+    def _source(self) -> dict:
+        database = self._engine.url.database if self.backend == "sqlite" else masked(self.url)
+        return {"host": socket.gethostname(), "db": database}
