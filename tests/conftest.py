@@ -107,3 +107,29 @@ def new_postgres_database(_postgres_admin):
     with _postgres_admin.connect() as conn:
         for name in created:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def _mpi_problem() -> str | None:
+    """Why MPI tests cannot run here, or None."""
+    import importlib.util
+
+    from iotune.bench.world import find_mpiexec
+    from iotune.errors import MpiNotFoundError
+
+    try:
+        find_mpiexec()
+    except MpiNotFoundError as exc:
+        return str(exc)
+    if importlib.util.find_spec("mpi4py") is None:
+        return "mpi4py is not installed"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _mpi_problem()
+    root = os.geteuid() == 0
+    for item in items:
+        if reason and "requires_mpi" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=f"requires_mpi: {reason}"))
+        if not root and "requires_root" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason="requires_root: not running as root"))

@@ -166,15 +166,17 @@ class Campaign:
     def run(self, resume: bool = False, retry_failed: bool = False, platform: dict | None = None,
             on_start: Callable[[int], None] | None = None, on_trial: TrialCallback | None = None) -> CampaignReport:
         started = time.monotonic()
+        specs = {c.key: benchmark_spec(self.space, c, self.settings.benchmark)
+                 for c in plan(self.space, self.settings)}  # refuse a bad spec before the store is touched
         study = self.open_study(resume)
         todo, done, running = self.pending(study, retry_failed)
         report = CampaignReport(planned=len(todo) + done, already_done=done, rerun_running=running)
-        specs = [benchmark_spec(self.space, c, self.settings.benchmark) for c, _ in todo]
         platform_id = self.store.register_platform(platform) if platform else None
         if on_start:
             on_start(len(todo))
         try:
-            for (configuration, repeat), spec in zip(todo, specs):
+            for configuration, repeat in todo:
+                spec = specs[configuration.key]
                 trial_id = self.store.start_trial(study.id, configuration.to_dict(), configuration.key,
                                                   configuration.workload_key, repeat, platform_id, spec.to_dict())
                 measurement = self.runner.run(spec, self.scratch)

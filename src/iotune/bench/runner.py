@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shlex
 import shutil
 import sys
@@ -87,12 +88,41 @@ def spec_problem(spec: BenchmarkSpec) -> str | None:
     return None
 
 
+TRIAL_PREFIX = "iotune-trial-"
+
+
+def remove_stale_trial_dirs(scratch: Path) -> list[Path]:
+    """Remove trial directories left in ``scratch`` by a runner process that no longer exists (a SIGKILL)."""
+    removed = []
+    try:
+        candidates = list(Path(scratch).glob(f"{TRIAL_PREFIX}*"))
+    except OSError:
+        return removed
+    for directory in candidates:
+        owner = directory.name[len(TRIAL_PREFIX):].split("-", 1)[0]
+        if not owner.isdigit() or _pid_alive(int(owner)):
+            continue
+        shutil.rmtree(directory, ignore_errors=True)
+        removed.append(directory)
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def make_trial_dir(scratch: Path) -> Path:
     """Create a unique per-trial directory directly inside ``scratch`` (raises OSError when unusable)."""
     root = Path(scratch).resolve(strict=True)
     if not root.is_dir():
         raise NotADirectoryError(f"{root} is not a directory")
-    trial = Path(tempfile.mkdtemp(prefix="iotune-trial-", dir=root)).resolve()
+    trial = Path(tempfile.mkdtemp(prefix=f"{TRIAL_PREFIX}{os.getpid()}-", dir=root)).resolve()
     if trial.parent != root:
         shutil.rmtree(trial, ignore_errors=True)
         raise PermissionError(f"trial directory {trial} escaped {root}")
@@ -121,6 +151,7 @@ class BuiltinRunner:
         self.cache_mode = cache_mode
         self._world: WorkerWorld | None = None
         self._world_key: tuple | None = None
+        self._swept: set[Path] = set()
 
     def __enter__(self) -> BuiltinRunner:
         return self
@@ -150,6 +181,9 @@ class BuiltinRunner:
         if problem:
             measurement = Measurement.failed(f"invalid benchmark spec: {problem}")
         else:
+            if Path(scratch) not in self._swept:
+                remove_stale_trial_dirs(Path(scratch))
+                self._swept.add(Path(scratch))
             try:
                 trial_dir = make_trial_dir(Path(scratch))
             except OSError as exc:

@@ -45,12 +45,22 @@ class _Channel:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(path)
         self.reader = self.sock.makefile("r", encoding="utf-8")
+        self.closed = False
 
     def send(self, message: dict) -> None:
-        self.sock.sendall((json.dumps(message) + "\n").encode())
+        """Reply; a controller that died (SIGKILL) mid-trial turns the next request into ``exit``."""
+        try:
+            self.sock.sendall((json.dumps(message) + "\n").encode())
+        except OSError:
+            self.closed = True
 
     def receive(self) -> dict:
-        line = self.reader.readline()
+        if self.closed:
+            return {"op": "exit"}
+        try:
+            line = self.reader.readline()
+        except OSError:
+            line = ""
         return json.loads(line) if line else {"op": "exit"}
 
 
@@ -95,10 +105,7 @@ def serve(socket_path: str) -> None:
             if os.environ.get("IOTUNE_WORKER_DEBUG"):
                 traceback.print_exc()
             if channel:
-                try:
-                    channel.send({"ok": False, "error": message, "fatal": True})
-                except OSError:
-                    pass
+                channel.send({"ok": False, "error": message, "fatal": True})
             comm.Abort(1)
         if channel:
             channel.send(reply)

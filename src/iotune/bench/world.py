@@ -91,6 +91,15 @@ def _is_worker(pid: int) -> bool:
         return False
 
 
+def _running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie (a rank that exited but was not reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def _tail(path: Path, limit: int = STDERR_TAIL) -> str:
     try:
         text = path.read_text(errors="replace")
@@ -207,6 +216,10 @@ class WorkerWorld:
             except TimeoutError:
                 if self._proc.poll() is not None:
                     raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode}")) from None
+                # hydra sometimes misses a rank that died early and leaves the others waiting in a collective
+                dead = [rank for rank, pid in enumerate(self._st["pids"]) if not _running(pid)]
+                if dead:
+                    raise BenchError(self._why(f"rank {dead[0]} exited while the others were still running")) from None
                 continue
             except OSError as exc:
                 raise BenchError(self._why(f"lost the connection to the workers ({exc})")) from None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.options import DB
+from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
 
@@ -24,15 +24,15 @@ def default_scratch() -> Path:
     return Path(tempfile.gettempdir()) / "iotune-scratch"
 
 
-def _make_runner(kind: str, timeout: float):
+def _make_runner(kind: str, timeout: float, mpiexec: str | None):
     if kind == "builtin":
         from iotune.bench.runner import BuiltinRunner
 
-        return BuiltinRunner(timeout=timeout)
+        return BuiltinRunner(mpiexec=mpiexec, timeout=timeout)
     if kind == "ior":
         from iotune.bench.ior import IorRunner
 
-        return IorRunner()
+        return IorRunner(mpiexec=mpiexec, timeout=timeout)
     raise IotuneError(f"--runner must be one of {', '.join(RUNNERS)}, got {kind!r}")
 
 
@@ -46,7 +46,8 @@ def _prepare_scratch(scratch: Path) -> Path:
 
 def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: str | None, resume: bool,
                  retry_failed: bool, repeats: int | None, scratch: Path, runner_kind: str, timeout: float,
-                 seed: int | None = None, samples: int | None = None, design: str | None = None):
+                 seed: int | None = None, samples: int | None = None, design: str | None = None,
+                 mpiexec: str | None = None):
     """Shared body of ``bench`` and ``demo``; returns (store URL, study name, space)."""
     from iotune.bench.platform import platform_info
     from iotune.campaign import Campaign, CampaignSettings, load_campaign, parse_campaign
@@ -65,7 +66,7 @@ def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: 
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         with Store(db) as store:
-            runner = _make_runner(runner_kind, timeout)
+            runner = _make_runner(runner_kind, timeout, mpiexec)
             try:
                 campaign = Campaign(store, study, space, settings, runner, scratch)
                 with_progress(terminal, campaign, resume, retry_failed, platform_info(scratch))
@@ -118,14 +119,14 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
                                                                "iotune-scratch under the system temp dir)."),
           runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py) or ior."),
           timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
-          db: str = DB) -> None:
+          mpiexec: str = MPIEXEC, db: str = DB) -> None:
     """Measure every planned configuration of a spec, with repeats, into the store (resumable)."""
     from iotune.campaign import load_campaign
 
     if study is None:
         study = load_campaign(spec)[0].name
     url, study, _ = run_campaign(spec, None, study, db, resume, retry_failed, repeats, scratch or default_scratch(),
-                                 runner, timeout, seed, samples, design)
+                                 runner, timeout, seed, samples, design, mpiexec)
     Terminal().info(f"results: iotune results --study {study}" + (f" --db {url}" if db else ""))
 
 
@@ -133,7 +134,8 @@ def demo(db: str = DB,
          study: str = typer.Option(None, "--study", "-s", help="Study name (default: demo-<date>-<time>)."),
          resume: bool = typer.Option(False, "--resume", help="Continue the named demo study."),
          repeats: int = typer.Option(None, "--repeats", "-r", help="Repeats per configuration (default 3)."),
-         scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into.")) -> None:
+         scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
+         mpiexec: str = MPIEXEC) -> None:
     """A real tuning campaign on this machine: ROMIO hints x access patterns, then the best per workload."""
     from datetime import datetime
 
@@ -144,5 +146,6 @@ def demo(db: str = DB,
     study = study or datetime.now().strftime("demo-%Y%m%d-%H%M%S")
     terminal.info("iotune demo: ROMIO collective-buffering hints against access patterns, measured with real "
                   "MPI-IO (2 processes, one shared file, fsync at close, caches dropped before reads when root)")
-    run_campaign(None, text, study, db, resume, False, repeats, scratch or default_scratch(), "builtin", 600.0)
+    run_campaign(None, text, study, db, resume, False, repeats, scratch or default_scratch(), "builtin", 600.0,
+                 mpiexec=mpiexec)
     show_best(db, study, "table")

@@ -7,3 +7,5 @@ DB = typer.Option(None, "--db", envvar="IOTUNE_DB",
                        "postgresql+psycopg://user@host/db for PostgreSQL).")
 FORMAT = typer.Option("table", "--format", "-f", help="Output format: table, json or csv.")
 STUDY = typer.Option(None, "--study", "-s", help="Study name (default: every study).")
+MPIEXEC = typer.Option(None, "--mpiexec", envvar="IOTUNE_MPIEXEC",
+                       help="mpiexec to launch the benchmark with (default: the one beside Python, else PATH).")

@@ -38,7 +38,7 @@ class Terminal:
     def __init__(self) -> None:
         is_plain = plain()
         self.err = Console(stderr=True, no_color=is_plain, highlight=False, soft_wrap=is_plain)
-        self.out = Console(no_color=is_plain, highlight=False, soft_wrap=True)
+        self.out = Console(no_color=is_plain, highlight=False, width=None if sys.stdout.isatty() else 160)
         self.is_plain = is_plain
 
     def info(self, message: str) -> None:
