@@ -5,7 +5,7 @@ A parameter reaches the benchmark in one of three ways:
 - its name is a benchmark field (``processes``, ``api``, ``collective``,
   ``file_per_process``, ``block_size``, ``transfer_size``, ``segment_count``,
   ``operation``, ``fsync``, ``verify``);
-- it is an MPI-IO hint: it has ``hint: KEY``, or its layer is ``mpiio`` (key = its name);
+- it is an MPI-IO hint: it has ``hint: KEY``, or it is a system parameter of layer ``mpiio`` (key = its name);
 - it sets an environment variable: ``env: NAME``.
 
 Anything else has no effect on the built-in benchmark and is refused before a
@@ -25,14 +25,8 @@ _SPEC_FIELDS = {f.name for f in fields(BenchmarkSpec)}
 
 
 def hint_key(parameter) -> str | None:
-    """The MPI-IO hint a parameter sets, or None."""
-    if parameter.name in BENCHMARK_FIELDS:
-        return None
-    if parameter.hint:
-        return parameter.hint
-    if parameter.layer == "mpiio" and not parameter.env:
-        return parameter.name
-    return None
+    """The MPI-IO hint a parameter sets (a system parameter of layer mpiio defaults to its name), or None."""
+    return None if parameter.name in BENCHMARK_FIELDS else parameter.hint
 
 
 def hint_value(value) -> str:

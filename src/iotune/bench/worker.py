@@ -19,6 +19,7 @@ import json
 import os
 import socket
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -62,6 +63,34 @@ class _Channel:
         except OSError:
             line = ""
         return json.loads(line) if line else {"op": "exit"}
+
+
+def _exit_when_orphaned(interval: float = 1.0) -> None:
+    """Leave at once when the controller or this rank's launcher dies.
+
+    A rank spinning in a collective whose peer died never reads its socket
+    again, so only a watchdog can end it after the controller was SIGKILLed.
+    """
+    controller = int(os.environ.get("IOTUNE_CONTROLLER_PID", "0"))
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent or (controller and not _alive(controller)):
+                os._exit(1)
+
+    threading.Thread(target=watch, name="iotune-orphan-watchdog", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def serve(socket_path: str) -> None:
@@ -117,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 1:
         print("usage: python -m iotune.bench.worker <control socket path>", file=sys.stderr)
         return 2
+    _exit_when_orphaned()
     serve(argv[0])
     return 0
 

@@ -27,6 +27,7 @@ from iotune.bench.trial import BenchmarkSpec, Measurement
 from iotune.errors import BenchError, MpiNotFoundError
 
 STARTUP_TIMEOUT = 60.0
+CONTROLLER_ENV = "IOTUNE_CONTROLLER_PID"
 STDERR_TAIL = 400
 
 
@@ -172,7 +173,7 @@ class WorkerWorld:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(address)
         listener.listen(1)
-        env = {**os.environ, **self.env}
+        env = {**os.environ, **self.env, CONTROLLER_ENV: str(os.getpid())}
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
         command = [self.mpiexec, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
