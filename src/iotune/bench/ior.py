@@ -20,6 +20,7 @@ from iotune.bench.world import find_mpiexec, kill_tree, process_tree
 from iotune.errors import BenchError
 
 _HINT_BLOCK = re.compile(r"hints returned from opened file \{(.*?)\}", re.S)
+_PASSED_BLOCK = re.compile(r"hints passed to MPI_File_open\(\) \{(.*?)\}", re.S)
 
 
 def _load(source: str | os.PathLike) -> tuple[dict, str]:
@@ -117,7 +118,8 @@ def parse_ior_json(source: str | os.PathLike) -> list[tuple[BenchmarkSpec, list[
                         read_cache_mode="page_cache" if spec.operation != "write" else "none",
                         runner="ior",
                         command=command,
-                        extra={"ior": extra, "ior_version": data.get("Version", "")},
+                        extra={"ior": extra, "ior_version": data.get("Version", ""),
+                               "ior_began": data.get("Began", "")},
                     )
                 )
             out.append((spec, measurements))
@@ -126,10 +128,13 @@ def parse_ior_json(source: str | os.PathLike) -> list[tuple[BenchmarkSpec, list[
     return out
 
 
-def parse_ior_hints_log(text: str) -> list[dict[str, str]]:
-    """The ``hints returned from opened file { ... }`` blocks of IOR's text output (``--mpiio.showHints``), in order."""
+def parse_ior_hints_log(text: str, requested: bool = False) -> list[dict[str, str]]:
+    """The ``hints returned from opened file { ... }`` blocks of IOR's text output (``--mpiio.showHints``), in order.
+
+    With ``requested=True``, the ``hints passed to MPI_File_open() { ... }`` blocks instead.
+    """
     blocks = []
-    for body in _HINT_BLOCK.findall(text):
+    for body in (_PASSED_BLOCK if requested else _HINT_BLOCK).findall(text):
         hints = {}
         for line in body.splitlines():
             if not line.strip():
@@ -139,8 +144,9 @@ def parse_ior_hints_log(text: str) -> list[dict[str, str]]:
                 raise BenchError(f"cannot read IOR hint line {line.strip()!r} (expected 'key = value')")
             hints[key.strip()] = value.strip()
         blocks.append(hints)
-    if text.count("hints returned from opened file") != len(blocks):
-        raise BenchError("IOR hints log has an unterminated 'hints returned from opened file {' block")
+    marker = "hints passed to MPI_File_open()" if requested else "hints returned from opened file"
+    if text.count(marker) != len(blocks):
+        raise BenchError(f"IOR hints log has an unterminated '{marker} {{' block")
     return blocks
 
 

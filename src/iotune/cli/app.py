@@ -26,6 +26,7 @@ app.command("results")(results_cmd.results)
 app.command("studies")(store_cmd.studies)
 app.command("export")(store_cmd.export)
 app.command("import")(store_cmd.import_)
+app.command("import-ior")(store_cmd.import_ior)
 
 
 @app.callback(invoke_without_command=True)

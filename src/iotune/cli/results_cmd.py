@@ -11,10 +11,11 @@ from iotune.units import format_size
 
 
 def _describe(values: dict, space) -> str:
+    """name=value for the parameters that vary in the space (constant ones say nothing here)."""
     parts = []
     for parameter in space.parameters:
         value = values.get(parameter.name)
-        if parameter.name not in values or value is None:
+        if parameter.name not in values or value is None or len(parameter.levels) < 2:
             continue
         parts.append(f"{parameter.name}={format_size(value) if parameter.type == 'size' else value}")
     return " ".join(parts) or "-"

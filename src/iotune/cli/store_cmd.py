@@ -53,3 +53,17 @@ def import_(path: Path = typer.Argument(..., help="An iotune export (JSON or CSV
     Terminal().success(
         f"imported {path}: {report.trials_added} trials added, {report.trials_duplicate} duplicates skipped, "
         f"{report.studies_added} studies added, {report.studies_merged} merged")
+
+
+def import_ior(paths: list[Path] = typer.Argument(..., help="IOR -O summaryFormat=JSON files (a .log beside each "
+                                                             "supplies the hints, from --mpiio.showHints)."),
+               study: str = typer.Option("ior", "--study", "-s", help="Study to store the runs in."),
+               db: str = DB) -> None:
+    """Store IOR's JSON output as trials: every repetition, every phase, with hints when the .log has them."""
+    from iotune.ior_import import import_ior as run_import
+    from iotune.store import Store
+
+    with Store(db) as store:
+        report = run_import(store, paths, study)
+    Terminal().success(f"{report.runs} IOR tests: {report.trials_added} trials added to study {report.study!r}, "
+                       f"{report.trials_duplicate} already there")
