@@ -221,6 +221,20 @@ class Space:
             return False
         return True
 
+    def encoder(self, categorical: str = "onehot"):
+        """An :class:`~iotune.space.encoding.Encoder`: configurations to a float matrix for models."""
+        from iotune.space.encoding import Encoder
+
+        return Encoder(self, categorical)
+
+    def encode(self, configurations, categorical: str = "onehot") -> np.ndarray:
+        """Encode configurations (or stored config dicts) as model features; see :mod:`iotune.space.encoding`."""
+        return self.encoder(categorical).transform(configurations)
+
+    def active_mask(self, index_array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For rows of level indices: which parameters are active (rows x parameters) and which rows are valid."""
+        return self._evaluate(self._check_indices(index_array))
+
     def level_index_chunks(self, chunk_size: int = CHUNK) -> Iterator[np.ndarray]:
         """All assignments in mixed-radix order, as int64 arrays of level indices, ``chunk_size`` rows each.
 

@@ -1,0 +1,101 @@
+"""The one place where configurations become numbers for models, for training and for scoring alike.
+
+Columns, in parameter order:
+
+- size: log2 of the bytes (I/O behaviour scales with orders of magnitude);
+- integer: the value;
+- boolean: 0 or 1;
+- categorical: one column per level (one-hot, default) or the level's index (ordinal);
+- a parameter with a ``when`` rule also gets ``<name>:active`` (1 or 0); while
+  inactive, its value columns hold the encoding of its default, so that models
+  that cannot take missing values still see a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from iotune.errors import SpaceError
+
+CATEGORICAL_MODES = ("onehot", "ordinal")
+
+
+class Encoder:
+    """Maps configurations (or rows of level indices) of one space to a float matrix."""
+
+    def __init__(self, space, categorical: str = "onehot"):
+        if categorical not in CATEGORICAL_MODES:
+            raise SpaceError(f"categorical encoding must be one of {', '.join(CATEGORICAL_MODES)}, got {categorical!r}")
+        self.space = space
+        self.categorical = categorical
+        self._tables: list[np.ndarray] = []  # per parameter: levels x value columns
+        self._default_index: list[int] = []
+        self._conditional: list[bool] = []
+        names: list[str] = []
+        for parameter in space.parameters:
+            table, columns = self._table(parameter)
+            self._tables.append(table)
+            self._default_index.append(parameter.levels.index(parameter.default))
+            self._conditional.append(bool(parameter.when))
+            names.extend(columns)
+            if parameter.when:
+                names.append(f"{parameter.name}:active")
+        self.feature_names = tuple(names)
+
+    def _table(self, parameter) -> tuple[np.ndarray, list[str]]:
+        levels = parameter.levels
+        if parameter.type == "size":
+            return np.log2(np.maximum(np.array(levels, dtype=float), 1.0))[:, None], [f"log2({parameter.name})"]
+        if parameter.type in ("integer", "boolean"):
+            return np.array(levels, dtype=float)[:, None], [parameter.name]
+        if self.categorical == "ordinal":
+            return np.arange(len(levels), dtype=float)[:, None], [parameter.name]
+        return np.eye(len(levels)), [f"{parameter.name}={level}" for level in levels]
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    def transform(self, configurations: Iterable[Mapping[str, Any]]) -> np.ndarray:
+        """Encode configurations (Configuration objects or plain dicts as stored); one row each."""
+        rows = []
+        for configuration in configurations:
+            index_row, active_row = [], []
+            for j, parameter in enumerate(self.space.parameters):
+                value = configuration.get(parameter.name)
+                if value is None:
+                    index_row.append(self._default_index[j])
+                    active_row.append(False)
+                    continue
+                try:
+                    index_row.append(parameter.levels.index(parameter.normalise(value)))
+                except ValueError:
+                    raise SpaceError(f"parameter {parameter.name!r}: {value!r} is not one of its levels "
+                                     f"({', '.join(map(parameter.format, parameter.levels))})") from None
+                active_row.append(True)
+            rows.append((index_row, active_row))
+        if not rows:
+            return np.empty((0, self.n_features))
+        indices = np.array([r[0] for r in rows], dtype=np.int64)
+        active = np.array([r[1] for r in rows], dtype=bool)
+        return self.transform_indices(indices, active)
+
+    def transform_indices(self, indices: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+        """Encode rows of level indices (as :meth:`Space.level_index_chunks` yields), vectorised.
+
+        ``active`` (rows x parameters, bool) marks parameters switched off by
+        their ``when`` rule; their value columns get the default's encoding.
+        """
+        indices = np.asarray(indices, dtype=np.int64)
+        if active is None:
+            active = np.ones(indices.shape, dtype=bool)
+        blocks = []
+        for j, table in enumerate(self._tables):
+            column = np.where(active[:, j], indices[:, j], self._default_index[j])
+            blocks.append(table[column])
+            if self._conditional[j]:
+                blocks.append(active[:, j : j + 1].astype(float))
+        return np.hstack(blocks) if blocks else np.empty((len(indices), 0))

@@ -1,0 +1,51 @@
+"""Space.encode: the same numbers for a configuration whether it comes as an object, a stored dict or indices."""
+
+import numpy as np
+import pytest
+
+from iotune.errors import SpaceError
+from iotune.space import Space
+
+SPEC = """
+name: enc
+parameters:
+  - {name: transfer_size, type: size, levels: [4KiB, 1MiB], role: workload, layer: application}
+  - {name: processes, type: integer, levels: [2, 8], role: workload, layer: application}
+  - {name: collective, type: boolean, role: workload, layer: mpiio}
+  - {name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio,
+     when: "collective"}
+"""
+
+
+def test_columns_and_values():
+    space = Space.from_text(SPEC)
+    encoder = space.encoder()
+    assert encoder.feature_names == ("log2(transfer_size)", "processes", "collective", "romio_cb_write=automatic",
+                                     "romio_cb_write=enable", "romio_cb_write=disable", "romio_cb_write:active")
+    row = space.encode([space.configuration({"transfer_size": "1MiB", "processes": 8, "collective": True,
+                                             "romio_cb_write": "disable"})])[0]
+    assert row.tolist() == [20.0, 8.0, 1.0, 0.0, 0.0, 1.0, 1.0]
+    inactive = space.encode([{"transfer_size": 4096, "processes": 2, "collective": False, "romio_cb_write": None}])[0]
+    assert inactive.tolist() == [12.0, 2.0, 0.0, 1.0, 0.0, 0.0, 0.0]  # default's encoding, flagged inactive
+    ordinal = space.encode([{"transfer_size": 4096, "processes": 2, "collective": True, "romio_cb_write": "enable"}],
+                           categorical="ordinal")[0]
+    assert ordinal.tolist() == [12.0, 2.0, 1.0, 1.0, 1.0]
+
+
+def test_indices_and_configurations_encode_identically():
+    space = Space.from_text(SPEC)
+    encoder = space.encoder()
+    indices = np.concatenate(list(space.level_index_chunks(5)))
+    active, valid = space.active_mask(indices)
+    distinct = valid & np.all(active | (indices == 0), axis=1)
+    from_indices = encoder.transform_indices(indices[distinct], active[distinct])
+    from_configurations = encoder.transform(list(space.enumerate()))
+    np.testing.assert_array_equal(from_indices, from_configurations)
+
+
+def test_value_outside_the_levels_is_a_clear_error():
+    space = Space.from_text(SPEC)
+    with pytest.raises(SpaceError, match="transfer_size"):
+        space.encode([{"transfer_size": 12345, "processes": 2, "collective": False}])
+    with pytest.raises(SpaceError, match="categorical encoding"):
+        space.encoder("binary")
