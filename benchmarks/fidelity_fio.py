@@ -11,8 +11,11 @@ shared machine hits both; the figure is the ratio of median bandwidths.
 ``--ramdisk`` (root) builds ext4 on a loop device backed by a file in /dev/shm
 and removes it afterwards: a device without the run-to-run noise of a shared
 virtual disk, so that differences between the two tools show instead.
-(fio's create_on_open keeps it from laying the file out before the timed
-write, which IOR and iotune do not do.)
+fio's create_on_open keeps it from laying the file out before the timed write
+(IOR and iotune do not), and refill_buffers gives it fresh data for every
+request, as iotune's default data pattern ("offset") does: a virtual disk that
+deduplicates would otherwise absorb repeated buffers and both tools would
+measure that instead of the device.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from iotune.units import format_size, parse_size
 def fio_bandwidth(directory: Path, size: int, block: int, procs: int) -> float:
     """fio's aggregate write bandwidth in MiB/s (psync, buffered, fsync at end, no preallocation)."""
     command = ["fio", "--name=fidelity", f"--directory={directory}", "--rw=write", f"--bs={block}",
-               f"--size={size}", "--ioengine=psync", "--end_fsync=1", "--fallocate=none", "--create_on_open=1",
+               f"--size={size}", "--ioengine=psync", "--end_fsync=1", "--fallocate=none", "--create_on_open=1", "--refill_buffers=1",
                "--unlink=1",
                f"--numjobs={procs}", "--group_reporting", "--output-format=json"]
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout

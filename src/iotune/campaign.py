@@ -127,14 +127,22 @@ TrialCallback = Callable[[Configuration, int, Measurement], None]
 class Campaign:
     """Runs a study's plan through a runner into a store, committing every trial as it ends."""
 
-    def __init__(self, store, study_name: str, space: Space, settings: CampaignSettings, runner, scratch: Path):
+    def __init__(self, store, study_name: str, space: Space, settings: CampaignSettings, runner, scratch: Path,
+                 configurations: list[Configuration] | None = None):
+        """``configurations``, when given, replaces ``plan(space, settings)``: a designed list (e.g. a
+        screening design) that must be deterministic and free of duplicates so that ``--resume`` finds it again."""
         self.store = store
+        self.configurations = None if configurations is None else list(configurations)
         self.study_name = study_name
         self.space = space
         self.settings = settings
         self.runner = runner
         self.scratch = Path(scratch)
         check_runnable(space)
+
+    def planned(self) -> list[Configuration]:
+        """The configurations this campaign measures: the given list, else the study's plan."""
+        return self.configurations if self.configurations is not None else plan(self.space, self.settings)
 
     def open_study(self, resume: bool):
         study = self.store.get_study(self.study_name)
@@ -154,7 +162,7 @@ class Campaign:
         states = self.store.trial_states(study.id)
         finished = {"COMPLETE", "INVALID"} | (set() if retry_failed else {"FAILED"})
         todo, done, running = [], 0, 0
-        for configuration, repeat in schedule(plan(self.space, self.settings), self.settings.repeats):
+        for configuration, repeat in schedule(self.planned(), self.settings.repeats):
             state = states.get((configuration.key, repeat))
             if state in finished:
                 done += 1
@@ -167,7 +175,7 @@ class Campaign:
             on_start: Callable[[int], None] | None = None, on_trial: TrialCallback | None = None) -> CampaignReport:
         started = time.monotonic()
         specs = {c.key: benchmark_spec(self.space, c, self.settings.benchmark)
-                 for c in plan(self.space, self.settings)}  # refuse a bad spec before the store is touched
+                 for c in self.planned()}  # refuse a bad spec before the store is touched
         study = self.open_study(resume)
         todo, done, running = self.pending(study, retry_failed)
         report = CampaignReport(planned=len(todo) + done, already_done=done, rerun_running=running)

@@ -86,9 +86,10 @@ def test_unterminated_hints_block_is_an_error():
 def test_ior_command_line_is_equivalent():
     spec = BenchmarkSpec(api="MPIIO", collective=True, transfer_size=256 * 1024, hints={"romio_cb_write": "disable"})
     assert ior_command_line(spec) == (
-        "IOR_HINT__MPI__romio_cb_write=disable mpiexec -n 2 ior -a MPIIO -c -w -r -e -t 256k -b 1m -s 1 -i 1"
+        "IOR_HINT__MPI__romio_cb_write=disable mpiexec -n 2 ior -a MPIIO -c -w -r -e -l offset -t 256k -b 1m -s 1 -i 1"
     )
-    read = ior_command_line(BenchmarkSpec(api="POSIX", file_per_process=True, operation="read", fsync=False))
+    read = ior_command_line(BenchmarkSpec(api="POSIX", file_per_process=True, operation="read", fsync=False,
+                                          data_pattern="timestamp"))
     assert read == (
         "mpiexec -n 2 ior -a POSIX -F -w -t 256k -b 1m -s 1 -i 1 -k"
         " && mpiexec -n 2 ior -a POSIX -F -r -t 256k -b 1m -s 1 -i 1 -E"

@@ -97,3 +97,20 @@ def test_verify_counts_each_corrupted_transfer_once(tmp_path, direct):
         assert phase.run("read", None)["verify_errors"] == 2
     finally:
         phase.close_buffers()
+
+
+def test_stamped_pages_are_all_different():
+    import numpy as np
+
+    from iotune.bench.kernel import PAGE, aligned_buffer, fill_pattern, stamp_pages
+
+    region, buffer = aligned_buffer(64 * 1024)
+    fill_pattern(buffer, 0, 0)
+    words = buffer.view(np.uint64)
+    pages = set()
+    for offset in (0, 64 * 1024, 128 * 1024):
+        stamp_pages(words, offset)
+        pages.update(bytes(buffer[i : i + PAGE]) for i in range(0, len(buffer), PAGE))
+    assert len(pages) == 3 * 16  # no two pages of the file carry the same bytes
+    del words, buffer
+    region.close()

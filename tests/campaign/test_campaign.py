@@ -78,7 +78,7 @@ name: bad
 parameters:
   - {name: transfer_size, type: size, levels: [4MiB], role: workload, layer: application}
 """)
-    with pytest.raises(SpaceError, match="must not exceed block_size"):
+    with pytest.raises(SpaceError, match="must be a positive multiple of transfer_size"):
         benchmark_spec(space, space.configuration({}), {"block_size": 1024 * 1024})
 
 

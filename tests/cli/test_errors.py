@@ -50,7 +50,7 @@ def test_transfer_larger_than_block(workdir):
     (workdir / "bad.yaml").write_text(
         "name: x\nparameters:\n  - {name: transfer_size, type: size, levels: [1MiB], role: workload,"
         " layer: application}\nbenchmark: {block_size: 64KiB}\n")
-    assert_one_line_error(run_iotune("space", "validate", "bad.yaml", cwd=workdir), "must not exceed block_size")
+    assert_one_line_error(run_iotune("space", "validate", "bad.yaml", cwd=workdir), "multiple of transfer_size")
 
 
 def test_missing_spec_file(workdir):

@@ -60,6 +60,9 @@ def _spec(params: dict, options: dict) -> BenchmarkSpec:
         operation=operation,
         fsync=bool(params["fsync"]),
         verify=bool(params.get("checkRead") or params.get("checkWrite")),
+        # IOR's enum: 0 timestamp (its default, one buffer reused); offset, incompressible and random all
+        # make every transfer's data unique, which is what "offset" stands for here
+        data_pattern="timestamp" if int(params.get("dataPacketType", 0)) == 0 else "offset",
     )
 
 

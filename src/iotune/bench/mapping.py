@@ -20,7 +20,7 @@ from iotune.bench.trial import OPERATIONS, BenchmarkSpec
 from iotune.errors import SpaceError
 
 BENCHMARK_FIELDS = ("processes", "api", "collective", "file_per_process", "block_size", "transfer_size",
-                    "segment_count", "operation", "fsync", "verify")
+                    "segment_count", "operation", "fsync", "verify", "data_pattern")
 _SPEC_FIELDS = {f.name for f in fields(BenchmarkSpec)}
 
 
@@ -87,16 +87,9 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
 
 
 def check_spec(spec: BenchmarkSpec) -> None:
-    """Impossible combinations of benchmark fields, named one by one."""
-    if spec.processes < 1:
-        raise SpaceError(f"processes must be at least 1, got {spec.processes}")
-    if spec.transfer_size <= 0 or spec.block_size <= 0:
-        raise SpaceError(f"block_size and transfer_size must be positive, got {spec.block_size} and {spec.transfer_size}")
-    if spec.transfer_size > spec.block_size:
-        raise SpaceError(f"transfer_size ({spec.transfer_size}) must not exceed block_size ({spec.block_size})")
-    if spec.block_size % spec.transfer_size:
-        raise SpaceError(f"block_size ({spec.block_size}) must be a multiple of transfer_size ({spec.transfer_size})")
-    if spec.segment_count < 1:
-        raise SpaceError(f"segment_count must be at least 1, got {spec.segment_count}")
-    if spec.operation not in OPERATIONS:
-        raise SpaceError(f"operation must be one of {', '.join(OPERATIONS)}, got {spec.operation!r}")
+    """Refuse impossible combinations of benchmark fields (the runner's own rules), in one line."""
+    from iotune.bench.runner import spec_problem
+
+    problem = spec_problem(spec)
+    if problem:
+        raise SpaceError(problem)

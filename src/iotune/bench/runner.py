@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
-from iotune.bench.trial import OPERATIONS, BenchmarkSpec, Measurement
+from iotune.bench.trial import DATA_PATTERNS, OPERATIONS, BenchmarkSpec, Measurement
 from iotune.bench.world import WorkerWorld, find_mpiexec
 from iotune.errors import MpiNotFoundError
 
@@ -49,6 +49,8 @@ def ior_args(spec: BenchmarkSpec, phases: str | None = None) -> list[str]:
         args.append("-e")
     if spec.verify and "r" in phases:
         args.append("-R")
+    if spec.data_pattern != "timestamp":
+        args += ["-l", spec.data_pattern]
     args += ["-t", _ior_size(spec.transfer_size), "-b", _ior_size(spec.block_size)]
     args += ["-s", str(spec.segment_count), "-i", "1"]
     return args
@@ -78,6 +80,8 @@ def spec_problem(spec: BenchmarkSpec) -> str | None:
         return f"api must be POSIX or MPIIO, got {spec.api!r}"
     if spec.operation not in OPERATIONS:
         return f"operation must be one of {', '.join(OPERATIONS)}, got {spec.operation!r}"
+    if spec.data_pattern not in DATA_PATTERNS:
+        return f"data_pattern must be one of {', '.join(DATA_PATTERNS)}, got {spec.data_pattern!r}"
     if spec.processes < 1 or spec.segment_count < 1:
         return f"processes and segment_count must be >= 1, got {spec.processes} and {spec.segment_count}"
     if spec.transfer_size < 1 or spec.block_size < spec.transfer_size or spec.block_size % spec.transfer_size:

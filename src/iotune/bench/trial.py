@@ -11,6 +11,7 @@ from typing import Literal
 
 API = Literal["POSIX", "MPIIO"]
 OPERATIONS = ("write", "read", "readwrite")
+DATA_PATTERNS = ("offset", "timestamp")
 READ_CACHE_MODES = ("drop_caches", "o_direct", "fadvise_dontneed", "page_cache", "none")
 MIB = 2**20
 
@@ -23,6 +24,10 @@ class BenchmarkSpec:
     offset (s * processes + r) * block_size; with a file per process each rank
     writes segment_count * block_size bytes to its own file.  ``operation`` is
     "write", "read" (the file is first written untimed) or "readwrite" (IOR -w -r).
+    ``data_pattern`` is IOR's data packet type: "offset" (IOR ``-l offset``;
+    every 4 KiB page of every transfer carries its file offset, so storage that
+    deduplicates cannot absorb the writes) or "timestamp" (IOR's default: one
+    buffer written again and again).
     """
 
     api: API = "MPIIO"
@@ -35,6 +40,7 @@ class BenchmarkSpec:
     operation: str = "readwrite"
     fsync: bool = True
     verify: bool = False
+    data_pattern: str = "offset"
     hints: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
 

@@ -26,6 +26,10 @@ class TrainedModel:
       time, paper 000 Algorithm 1: higher is better, like bandwidth).
     - ``data_hash``: sha1 of the training rows, so a model is never confused
       with one trained on other data.
+    - ``params``: the keyword arguments the predictor was built with.
+    - ``dataset_options``: how the training rows were made (``phase``,
+      ``instances``, ``price_per_hour``; see :meth:`Dataset.from_store`).
+    - ``metrics``: ``{"in_sample": {...}, "cv": {...}}`` as :func:`train` computes them.
     """
 
     name: str
@@ -39,10 +43,16 @@ class TrainedModel:
     n_samples: int
     metrics: dict = field(default_factory=dict)
     created_at: str = ""
+    params: dict = field(default_factory=dict)
+    dataset_options: dict = field(default_factory=dict)
 
     @property
     def lower_is_better(self) -> bool:
         return self.target not in ("bandwidth", "relative")
+
+    @property
+    def space_hash(self) -> str:
+        return self.space.hash
 
     @property
     def encoder(self):

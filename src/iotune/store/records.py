@@ -1,4 +1,4 @@
-"""Plain records the store hands out: a study, a trial with its phases, an import report.
+"""Plain records the store hands out: a study, a trial with its phases, a model, an import report.
 
 They are snapshots of rows, detached from the database, so callers may keep
 them after the store is closed.  Times are ISO 8601 strings in UTC.
@@ -75,6 +75,30 @@ class TrialRecord:
             wall_seconds=self.wall_seconds or 0.0,
             extra=dict(self.extra),
         )
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """A stored model's provenance, without its estimator (``Store.load_model`` gives the model itself).
+
+    ``params`` are the predictor's keyword arguments; ``dataset_options`` how
+    its training rows were made; ``metrics`` its in-sample and CV metrics.
+    """
+
+    id: int
+    name: str
+    study: str
+    study_id: int
+    predictor: str
+    target: str
+    categorical: str
+    params: dict
+    dataset_options: dict
+    data_hash: str
+    space_hash: str
+    n_samples: int
+    metrics: dict
+    created_at: str
 
 
 @dataclass

@@ -1,4 +1,7 @@
-"""The store's tables (schema version 1) and the check that runs when a database is opened.
+"""The store's tables (schema version 2) and the check that runs when a database is opened.
+
+Version 2 added ``models``: trained predictors (a pickled estimator and its
+provenance) per study.
 
 JSON documents (configurations, hints, settings) live in text columns written
 with canonical JSON, so SQLite and PostgreSQL hold byte-identical values.
@@ -13,7 +16,7 @@ import sqlalchemy as sa
 
 from iotune.errors import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 metadata = sa.MetaData(
     naming_convention={
@@ -109,8 +112,33 @@ measurements = sa.Table(
     sa.Index(None, "trial_id"),
 )
 
+models = sa.Table(
+    "models",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("study_id", sa.Integer, sa.ForeignKey("studies.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("predictor", sa.String(64), nullable=False),
+    sa.Column("target", sa.String(32), nullable=False),
+    sa.Column("categorical", sa.String(32), nullable=False),
+    sa.Column("params_json", sa.Text, nullable=False),
+    sa.Column("data_hash", sa.String(64), nullable=False),
+    sa.Column("space_hash", sa.String(128), nullable=False),
+    sa.Column("n_samples", sa.Integer, nullable=False),
+    sa.Column("metrics_json", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("blob", sa.LargeBinary, nullable=False),
+    sa.UniqueConstraint("study_id", "name"),
+)
+
+
+def _add_models(conn: sa.Connection) -> None:
+    """Version 1 -> 2: add the ``models`` table; nothing else changes."""
+    models.create(conn, checkfirst=True)
+
+
 # Upgrade steps: MIGRATIONS[v] takes a version-v database to version v + 1.
-MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {}
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _add_models}
 
 
 def _migrate(conn: sa.Connection, from_version: int) -> None:

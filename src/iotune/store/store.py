@@ -19,10 +19,10 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from iotune.bench.trial import Measurement
 from iotune.errors import StoreError
-from iotune.store import exchange, queries
+from iotune.store import exchange, model_rows, queries
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
-from iotune.store.records import TRIAL_STATES, ImportReport, StudyRecord, TrialRecord
-from iotune.store.schema import ensure_schema, measurements, studies, trials
+from iotune.store.records import TRIAL_STATES, ImportReport, ModelRecord, StudyRecord, TrialRecord
+from iotune.store.schema import ensure_schema, measurements, models, studies, trials
 
 _RESETTABLE = ("RUNNING", "FAILED")
 
@@ -139,9 +139,10 @@ class Store:
             return [queries.study_record(r) for r in conn.execute(sa.select(studies).order_by(studies.c.name))]
 
     def delete_study(self, name: str) -> None:
-        """Remove a study with all its trials and measurements; StoreError if there is none of that name."""
+        """Remove a study with all its trials, measurements and models; StoreError if there is none of that name."""
         with self._write() as conn:
             study_id = self._study_id(conn, name)
+            conn.execute(models.delete().where(models.c.study_id == study_id))
             trial_ids = sa.select(trials.c.id).where(trials.c.study_id == study_id)
             conn.execute(measurements.delete().where(measurements.c.trial_id.in_(trial_ids)))
             conn.execute(trials.delete().where(trials.c.study_id == study_id))
@@ -334,10 +335,66 @@ class Store:
             study_id = None if study is None else self._study_id(conn, study)
             return queries.flat_rows(conn, study_id)
 
+    # models
+
+    def save_model(self, study_id: str | int, model) -> int:
+        """Store a :class:`~iotune.learning.model.TrainedModel` in a study (by id or name); return its row id.
+
+        Names are unique per study: saving a model under a name already used
+        replaces the older model (retraining keeps one model per name).
+        """
+        with self._write() as conn:
+            return model_rows.insert(conn, self._study_id(conn, study_id), model)
+
+    def load_model(self, study_name: str, name: str | None = None):
+        """The study's model ``name`` (its newest model when None) as a TrainedModel.
+
+        StoreError when there is no such model, or when the model was trained on
+        a space other than the study's (its space hash differs).
+        """
+        from iotune.learning.model import TrainedModel
+        from iotune.space import Space
+
+        with self._read() as conn:
+            study_id = self._study_id(conn, study_name)
+            row = model_rows.latest(conn, study_id, name)
+            study = conn.execute(sa.select(studies).where(studies.c.id == study_id)).one()
+        if row is None:
+            which = f"no model {name!r}" if name is not None else "no model"
+            raise StoreError(f"{which} in study {study_name!r}; train one with `iotune train --study {study_name}`")
+        space = Space.from_text(study.space_yaml, source=f"study {study.name}")
+        if row.space_hash != space.hash:
+            raise StoreError(
+                f"model {row.name!r}: model trained on another space (space hash {row.space_hash}, study "
+                f"{study.name!r} has {space.hash}); retrain it with `iotune train`"
+            )
+        info = model_rows.record(row)
+        return TrainedModel(
+            name=info.name,
+            predictor_name=info.predictor,
+            estimator=model_rows.unpickle(row),
+            space=space,
+            categorical=info.categorical,
+            target=info.target,
+            data_hash=info.data_hash,
+            study=info.study,
+            n_samples=info.n_samples,
+            metrics=info.metrics,
+            created_at=info.created_at,
+            params=info.params,
+            dataset_options=info.dataset_options,
+        )
+
+    def list_models(self, study: str | int | None = None) -> list[ModelRecord]:
+        """Stored models (of one study, by name or id), without their estimators."""
+        with self._read() as conn:
+            study_id = None if study is None else self._study_id(conn, study)
+            return model_rows.select(conn, study_id)
+
     # exchange
 
     def export(self, path: str | os.PathLike, fmt: str = "json", study: str | int | None = None) -> None:
-        """Write the store (or one study) to ``path``: "json" (everything), "csv" or "parquet" (flat rows)."""
+        """Write the store (or one study) to ``path``: "json" (everything but models), "csv" or "parquet" (flat rows)."""
         if fmt not in exchange.FORMATS:
             raise StoreError(f"unknown export format {fmt!r}; use one of {', '.join(exchange.FORMATS)}")
         with self._read() as conn:

@@ -1,0 +1,101 @@
+"""``iotune train``, ``evaluate`` and ``explain``: learn from a study's measurements (issue 3)."""
+
+from __future__ import annotations
+
+import typer
+
+from iotune.cli.options import DB, FORMAT
+from iotune.cli.terminal import Terminal, check_format
+
+STUDY = typer.Option(None, "--study", "-s", help="Study to learn from (required).")
+TARGET = typer.Option("time", "--target", "-t", help="What to predict: time, bandwidth, cost or relative.")
+SEED = typer.Option(0, "--seed", help="Seed of the folds and of the randomised predictors.")
+
+
+def _study(study: str | None) -> str:
+    from iotune.learning import LearningError
+
+    if not study:
+        raise LearningError("--study is required; `iotune studies` lists them")
+    return study
+
+
+def _number(value, digits: int = 4):
+    return None if value is None else round(value, digits) if isinstance(value, float) else value
+
+
+def train(study: str = STUDY,
+          predictor: str = typer.Option("cart", "--predictor", "-p", help="cart, rankboost, forest or linear."),
+          target: str = TARGET,
+          name: str = typer.Option(None, "--name", "-n", help="Model name (default: <predictor>-<target>); "
+                                                              "an older model of that name is replaced."),
+          phase: str = typer.Option(None, "--phase", help="Learn one phase's time (write or read) instead of all."),
+          folds: int = typer.Option(5, "--folds", "-k", help="Cross-validation folds."),
+          seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
+    """Train a predictor on a study's COMPLETE trials, print its metrics and save it in the store."""
+    from iotune.learning.training import train as fit
+    from iotune.store import Store
+
+    check_format(fmt)
+    terminal = Terminal()
+    with Store(db) as store:
+        model = fit(store, _study(study), predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed)
+        model_id = store.save_model(model.study, model)
+    dropped = model.metrics["dropped"]
+    terminal.info(f"study {model.study}: {model.n_samples} samples"
+                  + (f" ({dropped} trials dropped)" if dropped else "") + f", data hash {model.data_hash}")
+    in_sample, cv = model.metrics["in_sample"], model.metrics["cv"]
+    rows = [[metric, _number(in_sample[metric]), _number(cv[metric])] for metric in in_sample]
+    terminal.emit(["metric", "in-sample", f"cv ({model.metrics['cv_folds']} folds)"], rows, fmt,
+                  title=f"{model.predictor_name} on {model.target}",
+                  records=[{"model": model.name, "id": model_id, "study": model.study, "predictor": model.predictor_name,
+                            "target": model.target, "samples": model.n_samples, "dropped": dropped,
+                            "data_hash": model.data_hash, "metrics": model.metrics}])
+    terminal.success(f"saved model {model.name!r} (id {model_id}) in study {model.study}")
+
+
+def evaluate(study: str = STUDY, target: str = TARGET,
+             folds: int = typer.Option(5, "--folds", "-k", help="Cross-validation folds (fewer when fewer rows)."),
+             seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
+    """Compare cart, rankboost, forest, linear and random: k-fold errors and leave-one-workload-out regret."""
+    from iotune.learning.evaluation import PredictorScore, evaluate as score
+    from iotune.store import Store
+
+    check_format(fmt)
+    with Store(db) as store:
+        scores = score(store, _study(study), target, folds=folds, seed=seed)
+    columns = list(PredictorScore.__dataclass_fields__)
+    rows = [[_number(value) for value in s.to_dict().values()] for s in scores]
+    headers = {"mape": "mape %", "accuracy": "accuracy % (100-MAPE)", "top1_mean": "top-1 regret mean",
+               "top1_max": "top-1 regret max", "top3_mean": "top-3 regret mean", "top3_max": "top-3 regret max"}
+    Terminal().emit(columns if fmt != "table" else [headers.get(c, c) for c in columns], rows, fmt,
+                    title=f"study {study}: predictors of {target} ({folds}-fold CV; regret: leave one workload out)",
+                    records=[s.to_dict() for s in scores])
+
+
+def explain(study: str = STUDY,
+            model: str = typer.Option(None, "--model", "-m", help="A stored cart or forest model "
+                                                                  "(default: fit both afresh)."),
+            target: str = TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
+    """Which parameters matter most: the top rules of a CART tree and forest importances per parameter."""
+    from iotune.learning.explanation import explain as describe
+    from iotune.store import Store
+
+    check_format(fmt)
+    terminal = Terminal()
+    with Store(db) as store:
+        explanation = describe(store, _study(study), model, target, seed)
+    columns = ["parameter", "forest importance", "cart importance"]
+    if fmt != "table":
+        terminal.emit(["parameter", "forest_importance", "cart_importance"], explanation.importances, fmt,
+                      records=[{"study": explanation.study, "target": explanation.target, "model": explanation.model,
+                                "rules": explanation.rules, "most_important": explanation.most_important(),
+                                "importances": [dict(zip(["parameter", "forest", "cart"], r))
+                                                for r in explanation.importances]}] if fmt == "json" else None)
+        return
+    terminal.out.print(f"CART rules for {explanation.target} (pruned tree, depth <= 4 shown):", markup=False)
+    terminal.out.print(explanation.rules.rstrip(), markup=False, highlight=False)
+    terminal.emit(columns, explanation.importances, "table", title="importance per parameter (sums to 1)")
+    top = explanation.most_important()
+    terminal.out.print("parameters that matter most: " + (", ".join(top) if top else "none (the data are flat)"),
+                       markup=False)

@@ -1,0 +1,126 @@
+"""``iotune recommend``: the best system configurations for a workload, from a trained model (paper 000, Algorithm 1)."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import typer
+import yaml
+
+from iotune.cli.options import DB, FORMAT
+from iotune.cli.terminal import Terminal, check_format
+from iotune.errors import IotuneError
+
+
+def parse_workload(text: str) -> dict[str, str]:
+    """``"transfer_size=1MiB,collective=true"`` -> ``{"transfer_size": "1MiB", "collective": "true"}``."""
+    workload = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise IotuneError(f"--workload: {item!r} is not name=value (example: transfer_size=1MiB,collective=true)")
+        workload[name.strip()] = value.strip()
+    return workload
+
+
+def read_workload_file(path: Path) -> dict:
+    """A YAML mapping of workload parameter names to values."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise IotuneError(f"{path}: cannot read the workload file ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise IotuneError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise IotuneError(f"{path}: a workload file is a mapping of parameter names to values")
+    return data
+
+
+def load_trained(db: str | None, study: str, name: str | None):
+    """The study's space and its trained model ``name`` (default: the store's choice), via ``load_model``."""
+    from iotune import store as store_module
+    from iotune.space import Space
+    from iotune.store import Store
+
+    with Store(db) as store:
+        record = store.get_study(study)
+        if record is None:
+            raise IotuneError(f"no study named {study!r} in {store.url}")
+        space = Space.from_text(record.space_yaml, source=f"study {record.name}")
+        if hasattr(store, "load_model"):
+            return space, store.load_model(study, name)
+        function = getattr(store_module, "load_model", None)
+        if function is not None and "db" in inspect.signature(function).parameters:
+            return space, function(study, name, db=db)
+    raise IotuneError("this iotune cannot load trained models yet (no store.load_model); "
+                      "train and store a model with `iotune train` first")
+
+
+def apply_lines(candidate, directory: str = "DIR") -> dict:
+    """The four ways to apply a candidate's hints, as exact strings."""
+    from iotune.recommend import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
+
+    return {"romio_hints": romio_hints_file(candidate.hints), "mpich_mpiio_hints": mpich_mpiio_hints(candidate.hints),
+            "ior_env": ior_env(candidate.hints), "lfs_setstripe": lfs_setstripe(candidate.hints, directory)}
+
+
+def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, pricing: Path | None = None,
+                  hints_dir: Path | None = None, fmt: str = "table", constraints: list[str] | tuple = (),
+                  space=None):
+    """Compute and print a recommendation from a :class:`~iotune.learning.TrainedModel`; returns it."""
+    from iotune.recommend import CostModel, Recommender
+
+    check_format(fmt)
+    terminal = Terminal()
+    cost_model = CostModel.from_yaml(pricing) if pricing else None
+    result = Recommender(model, cost_model, space=space).recommend(workload, objective, top, constraints=constraints)
+    system = [p for p in model.space.system_parameters]
+    records, rows = [], []
+    for candidate in result.candidates:
+        described = " ".join(f"{p.name}={p.format(candidate.configuration[p.name])}" for p in system
+                             if candidate.configuration[p.name] is not None) or "-"
+        lines = apply_lines(candidate)
+        records.append({**candidate.__dict__, "apply": lines})
+        rows.append([candidate.rank, described, f"{candidate.predicted:.6g}", f"{candidate.improvement_vs_baseline:.2f}x",
+                     f"{candidate.improvement_vs_median:.2f}x", lines["mpich_mpiio_hints"] or "-"])
+    if fmt == "json":
+        terminal.emit([], [], "json", records={**result.to_dict(), "candidates": records})
+    else:
+        columns = ["rank", "configuration", f"predicted {objective} ({result.unit})", "vs baseline", "vs median",
+                   "MPICH_MPIIO_HINTS"]
+        terminal.emit(columns, rows, fmt, title=f"{objective} for {' '.join(f'{k}={v}' for k, v in workload.items())}")
+    terminal.info(f"{result.evaluated} candidate configurations scored; baseline predicts {result.baseline_predicted:.6g} "
+                  f"{result.unit}, median {result.median:.6g} {result.unit}; {result.co_champions} co-champion(s) "
+                  "tie the best prediction")
+    if hints_dir is not None:
+        directory = Path(hints_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        processes = result.workload.get("processes", "N")
+        for record in records:
+            path = (directory / f"rank{record['rank']}.hints").resolve()
+            path.write_text(record["apply"]["romio_hints"], encoding="utf-8")
+            terminal.info(f"ROMIO_HINTS={path} mpiexec -n {processes} ./your_app")
+    return result
+
+
+def recommend(
+    study: str = typer.Option(..., "--study", "-s", help="Study whose trained model to use."),
+    workload: str = typer.Option(None, "--workload", "-w", help="Workload as name=value pairs, comma-separated."),
+    workload_file: Path = typer.Option(None, "--workload-file", help="Workload as a YAML mapping."),
+    objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (paper 000, Eq. 2)."),
+    top: int = typer.Option(3, "--top", help="How many configurations to report."),
+    model: str = typer.Option(None, "--model", help="Trained model name (default: the study's latest)."),
+    pricing: Path = typer.Option(None, "--pricing", help="Pricing YAML (default: illustrative 2013 EC2 prices)."),
+    hints_dir: Path = typer.Option(None, "--hints-dir", help="Write one ROMIO hints file per recommendation here."),
+    constraint: list[str] = typer.Option([], "--constraint", help="Extra constraint on candidates (repeatable)."),
+    fmt: str = FORMAT,
+    db: str = DB,
+) -> None:
+    """Predict the best system configurations for a workload and say how to apply them."""
+    check_format(fmt)
+    if (workload is None) == (workload_file is None):
+        raise IotuneError("give the workload with exactly one of --workload or --workload-file")
+    values = parse_workload(workload) if workload is not None else read_workload_file(workload_file)
+    space, trained = load_trained(db, study, model)
+    run_recommend(trained, values, objective, top, pricing, hints_dir, fmt, constraint, space=space)

@@ -1,0 +1,156 @@
+"""Monetary cost of a run, paper 000 Eq. 2: cost = execution time x number of instances x unit price.
+
+Prices are per instance-hour in the pricing file's currency (the packaged
+``iotune/data/pricing.yaml`` holds illustrative 2013 EC2 prices in USD).
+Instances are the compute instances plus, when a configuration has
+``placement == 'dedicated'`` and an active ``io_servers`` parameter, one
+instance per I/O server; part-time I/O servers share compute instances and add
+none (paper 000, Sec. 2.1).  Compute instances are given, or derived as
+``ceil(processes / cores per instance)`` when the configuration has a
+``processes`` parameter and the pricing file gives the instance's cores.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from iotune.errors import IotuneError
+
+INSTANCE_TYPE = "instance_type"
+PLACEMENT = "placement"
+DEDICATED = "dedicated"
+IO_SERVERS = "io_servers"
+PROCESSES = "processes"
+SECONDS_PER_HOUR = 3600.0
+
+
+class CostError(IotuneError, ValueError):
+    """A price, instance type or instance count needed for a cost is missing or invalid."""
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Prices per instance-hour by instance type, with each type's cores (for deriving instance counts)."""
+
+    prices: Mapping[str, float]
+    cores: Mapping[str, int] = field(default_factory=dict)
+    default_instance_type: str | None = None
+    currency: str = "USD"
+    source: str = ""
+
+    @classmethod
+    def from_yaml(cls, path: str | Path | None = None) -> CostModel:
+        """Load a pricing file; ``None`` loads the packaged illustrative one."""
+        if path is None:
+            text, where = (resources.files("iotune.data") / "pricing.yaml").read_text(encoding="utf-8"), "pricing.yaml"
+        else:
+            try:
+                text, where = Path(path).read_text(encoding="utf-8"), str(path)
+            except OSError as exc:
+                raise CostError(f"{path}: cannot read the pricing file ({exc.strerror})") from None
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise CostError(f"{where}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        types = data.get("instance_types") if isinstance(data, dict) else None
+        if not isinstance(types, dict) or not types:
+            raise CostError(f"{where}: needs 'instance_types:', a mapping of instance type to price_per_hour")
+        prices, cores = {}, {}
+        for name, entry in types.items():
+            entry = entry if isinstance(entry, dict) else {"price_per_hour": entry}
+            price = entry.get("price_per_hour")
+            if isinstance(price, bool) or not isinstance(price, (int, float)) or price < 0:
+                raise CostError(f"{where}: instance type {name!r} needs price_per_hour, a non-negative number, "
+                                f"got {price!r}")
+            prices[str(name)] = float(price)
+            if entry.get("cores") is not None:
+                if isinstance(entry["cores"], bool) or not isinstance(entry["cores"], int) or entry["cores"] < 1:
+                    raise CostError(f"{where}: instance type {name!r}: cores must be a positive integer")
+                cores[str(name)] = entry["cores"]
+        return cls(prices, cores, data.get("default_instance_type"), str(data.get("currency", "USD")),
+                   str(data.get("source", "")))
+
+    def price(self, instance_type: str | None) -> float:
+        """Price of one instance-hour of ``instance_type`` (``None``: the default type)."""
+        name = instance_type if instance_type is not None else self.default_instance_type
+        if name is None:
+            raise CostError(f"cost needs an instance type: the configuration has no {INSTANCE_TYPE!r} parameter and "
+                            "the pricing file sets no default_instance_type")
+        if name not in self.prices:
+            raise CostError(f"no price for instance type {name!r} in the pricing file "
+                            f"(priced: {', '.join(self.prices)})")
+        return self.prices[name]
+
+    def instances(self, configuration: Mapping[str, Any], compute_instances: int | None = None) -> int:
+        """Instances billed for one run of ``configuration``: compute plus dedicated I/O servers."""
+        instance_type = configuration.get(INSTANCE_TYPE) or self.default_instance_type
+        compute = self._compute(compute_instances, configuration.get(PROCESSES), instance_type)
+        servers = configuration.get(IO_SERVERS)
+        if configuration.get(PLACEMENT) == DEDICATED and servers is not None:
+            return compute + int(servers)
+        return compute
+
+    def cost(self, seconds: float, configuration: Mapping[str, Any], compute_instances: int | None = None) -> float:
+        """Cost in the pricing currency of a run taking ``seconds`` (Eq. 2)."""
+        price = self.price(configuration.get(INSTANCE_TYPE))
+        return float(seconds) / SECONDS_PER_HOUR * self.instances(configuration, compute_instances) * price
+
+    def cost_indices(self, seconds: np.ndarray, space, indices: np.ndarray, active: np.ndarray,
+                     compute_instances: int | None = None) -> np.ndarray:
+        """Eq. 2 for rows of level indices of ``space`` (as :meth:`Space.active_mask` describes them), vectorised."""
+        rows = len(indices)
+        names = {p.name: j for j, p in enumerate(space.parameters)}
+        if INSTANCE_TYPE in names:
+            j = names[INSTANCE_TYPE]
+            levels = space.parameters[j].levels
+            price_table = np.array([self.prices.get(str(level), np.nan) for level in levels])
+            core_table = np.array([self.cores.get(str(level), 0) for level in levels], dtype=np.int64)
+            price, cores = price_table[indices[:, j]], core_table[indices[:, j]]
+            missing = np.isnan(price) | ~active[:, j]
+            if missing.any():
+                bad = levels[indices[np.argmax(missing), j]]
+                self.price(str(bad) if active[np.argmax(missing), j] else None)
+        else:
+            price = np.full(rows, self.price(None))
+            cores = np.full(rows, self.cores.get(self.default_instance_type, 0), dtype=np.int64)
+        if compute_instances is not None:
+            compute = np.full(rows, self._compute(compute_instances, None, None), dtype=np.int64)
+        elif PROCESSES in names:
+            j = names[PROCESSES]
+            processes = np.array(space.parameters[j].levels, dtype=np.int64)[indices[:, j]]
+            if (cores == 0).any():
+                lacking = levels[indices[np.argmax(cores == 0), j]] if INSTANCE_TYPE in names \
+                    else self.default_instance_type
+                self._compute(None, 1, None if lacking is None else str(lacking))
+            compute = -(-processes // np.maximum(cores, 1))
+        else:
+            self._compute(None, None, None)
+        instances = compute
+        if PLACEMENT in names and IO_SERVERS in names:
+            p, s = names[PLACEMENT], names[IO_SERVERS]
+            dedicated = np.array([level == DEDICATED for level in space.parameters[p].levels])[indices[:, p]]
+            servers = np.array(space.parameters[s].levels, dtype=np.int64)[indices[:, s]]
+            instances = compute + np.where(dedicated & active[:, p] & active[:, s], servers, 0)
+        return np.asarray(seconds, dtype=float) / SECONDS_PER_HOUR * instances * price
+
+    def _compute(self, compute_instances: int | None, processes: int | None, instance_type: str | None) -> int:
+        if compute_instances is not None:
+            if isinstance(compute_instances, bool) or not isinstance(compute_instances, int) or compute_instances < 1:
+                raise CostError(f"compute_instances must be a positive integer, got {compute_instances!r}")
+            return compute_instances
+        if processes is None:
+            raise CostError(f"cost needs the number of compute instances: give compute_instances or a "
+                            f"{PROCESSES!r} workload parameter")
+        cores = self.cores.get(instance_type) if instance_type else None
+        if not cores:
+            raise CostError(f"cannot derive compute instances from {PROCESSES}: the pricing file gives no cores for "
+                            f"instance type {instance_type!r}; give compute_instances")
+        return math.ceil(int(processes) / cores)

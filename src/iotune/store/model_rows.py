@@ -1,0 +1,89 @@
+"""Rows of the ``models`` table (schema version 2): trained predictors and their provenance.
+
+The estimator is stored as a pickle in ``blob``.  Unpickling runs code chosen
+by whoever wrote the database, so load models only from stores you trust
+(as with any pickled scikit-learn model).  Exports and imports
+(:mod:`iotune.store.exchange`) leave models out: a model is rebuilt from the
+trials with ``iotune train``.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import sqlalchemy as sa
+
+from iotune.errors import StoreError
+from iotune.store import queries
+from iotune.store.records import ModelRecord
+from iotune.store.schema import models, studies
+
+
+def insert(conn: sa.Connection, study_id: int, model) -> int:
+    """Store ``model`` (a TrainedModel) under its name, replacing an older model of that name; return the id."""
+    values = {
+        "name": model.name,
+        "study_id": study_id,
+        "predictor": model.predictor_name,
+        "target": model.target,
+        "categorical": model.categorical,
+        "params_json": queries.dumps({"predictor": model.params, "dataset": model.dataset_options}, "model params"),
+        "data_hash": model.data_hash,
+        "space_hash": model.space.hash,
+        "n_samples": int(model.n_samples),
+        "metrics_json": queries.dumps(model.metrics, "model metrics"),
+        "created_at": model.created_at or queries.now(),
+        "blob": pickle.dumps(model.estimator, protocol=pickle.HIGHEST_PROTOCOL),
+    }
+    conn.execute(models.delete().where(models.c.study_id == study_id, models.c.name == model.name))
+    return conn.execute(models.insert().values(**values)).inserted_primary_key[0]
+
+
+def _query():
+    return sa.select(models, studies.c.name.label("study")).join(studies, studies.c.id == models.c.study_id)
+
+
+def record(row) -> ModelRecord:
+    params = queries.loads(row.params_json, {})
+    return ModelRecord(
+        id=row.id,
+        name=row.name,
+        study=row.study,
+        study_id=row.study_id,
+        predictor=row.predictor,
+        target=row.target,
+        categorical=row.categorical,
+        params=params.get("predictor", {}),
+        dataset_options=params.get("dataset", {}),
+        data_hash=row.data_hash,
+        space_hash=row.space_hash,
+        n_samples=row.n_samples,
+        metrics=queries.loads(row.metrics_json, {}),
+        created_at=row.created_at,
+    )
+
+
+def select(conn: sa.Connection, study_id: int | None) -> list[ModelRecord]:
+    """Model records (without their estimators), by study name, then creation time."""
+    query = _query().order_by(studies.c.name, models.c.created_at, models.c.id)
+    if study_id is not None:
+        query = query.where(models.c.study_id == study_id)
+    return [record(row) for row in conn.execute(query)]
+
+
+def latest(conn: sa.Connection, study_id: int, name: str | None):
+    """The row of model ``name`` of the study, or its newest model when ``name`` is None; None if absent."""
+    query = _query().where(models.c.study_id == study_id)
+    if name is not None:
+        query = query.where(models.c.name == name)
+    return conn.execute(query.order_by(models.c.created_at.desc(), models.c.id.desc()).limit(1)).first()
+
+
+def unpickle(row):
+    """The estimator stored in ``row``; StoreError when it cannot be unpickled (other library versions)."""
+    try:
+        return pickle.loads(row.blob)
+    except Exception as exc:  # unpickling can raise almost anything (missing module, bad data)
+        raise StoreError(
+            f"model {row.name!r} cannot be loaded ({type(exc).__name__}: {exc}); retrain it with `iotune train`"
+        ) from None

@@ -1,0 +1,62 @@
+"""Small spaces with exhaustive synthetic data and TrainedModel objects built from fitted sklearn estimators."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LinearRegression
+from sklearn.tree import DecisionTreeRegressor
+
+from iotune.learning import TrainedModel
+from iotune.space import Space
+
+HINTS = """
+name: hints
+parameters:
+  - {name: transfer_size, type: size, levels: [64KiB, 1MiB], role: workload, layer: application}
+  - {name: collective, type: boolean, levels: [true, false], role: workload, layer: mpiio}
+  - {name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio,
+     when: "collective"}
+  - {name: cb_buffer_size, type: size, levels: [1MiB, 4MiB, 16MiB], role: system, layer: mpiio,
+     when: "collective and romio_cb_write != 'disable'"}
+  - {name: striping_factor, type: integer, levels: [1, 4, 8], role: system, layer: filesystem, hint: striping_factor}
+"""
+
+CLOUD = """
+name: cloud
+parameters:
+  - {name: processes, type: integer, levels: [32, 64], role: workload, layer: application}
+  - {name: instance_type, type: categorical, levels: [cc1.4xlarge, cc2.8xlarge], role: system, layer: device}
+  - {name: placement, type: categorical, levels: [part-time, dedicated], role: system, layer: filesystem}
+  - {name: io_servers, type: integer, levels: [1, 2, 4], role: system, layer: filesystem}
+"""
+
+
+def make_model(space, target_fn, estimator=None, target="time", name="m"):
+    """Fit ``estimator`` (default: a full-depth tree) on every valid configuration of ``space``."""
+    configs = list(space.enumerate())
+    X = space.encode(configs)
+    y = np.array([target_fn(c) for c in configs], dtype=float)
+    estimator = (DecisionTreeRegressor(random_state=0) if estimator is None else estimator).fit(X, y)
+    return TrainedModel(name, type(estimator).__name__, estimator, space, "onehot", target, "hash", "study", len(y))
+
+
+@pytest.fixture
+def hints_space():
+    return Space.from_text(HINTS)
+
+
+@pytest.fixture
+def cloud_space():
+    return Space.from_text(CLOUD)
+
+
+def synthetic_time(c):
+    """Seconds; unique optimum for 1MiB collective: enable, 4MiB buffer, 8 stripes."""
+    t = 10.0 - 2.0 * (c["striping_factor"] == 8) - 0.5 * (c["striping_factor"] == 4)
+    t -= {"automatic": 1.0, "enable": 3.0, "disable": 0.0, None: 0.0}[c["romio_cb_write"]]
+    t -= {4 << 20: 1.5, 16 << 20: 0.7, 1 << 20: 0.0, None: 0.0}[c["cb_buffer_size"]]
+    return t + (c["transfer_size"] == 64 << 10) * 5.0
+
+
+@pytest.fixture
+def linear():
+    return LinearRegression

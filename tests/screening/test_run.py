@@ -1,0 +1,44 @@
+"""Screening and PB-guided collection as stored, resumable campaigns (synthetic runner, no MPI)."""
+
+import pytest
+
+from iotune.screening import ScreeningError, load_screen, run_collection, run_screen
+from iotune.store import Store
+from tests.screening.conftest import SyntheticRunner
+
+
+def test_screen_runs_each_distinct_row_and_ranks_from_the_store(spec_file, tmp_path):
+    runner = SyntheticRunner()
+    with Store(tmp_path / "s.db") as store:
+        result = run_screen(store, spec_file, "s", runner, tmp_path)
+        assert result.ranking[:2] == ["transfer_size", "romio_cb_write"]
+        assert result.effects[0].effect_s == pytest.approx(8 * 3.0 - 8 * 1.0)  # 8 rows at 256KiB (3 s), 8 at 64KiB (1 s)
+        assert result.effects[1].effect_s == pytest.approx(8 * 0.5)
+        assert result.effects[0].effect_bandwidth < 0 and result.runs == 16
+        assert len(runner.calls) == len({t.config_key for t in store.trials("s")}) <= 16
+        assert load_screen(store, "s") == result
+        stored = store.get_study("s").settings
+        assert stored["design"] == "plackett-burman-foldover" and len(stored["screening"]["factors"]) == 4
+
+
+def test_missing_rows_tell_to_resume_and_resume_completes(spec_file, tmp_path):
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(ScreeningError, match="--resume"):
+            run_screen(store, spec_file, "s", SyntheticRunner(fail={2}), tmp_path)
+        with pytest.raises(ScreeningError, match="--resume"):
+            run_screen(store, spec_file, "s", SyntheticRunner(), tmp_path, resume=True)
+        again = SyntheticRunner()
+        result = run_screen(store, spec_file, "s", again, tmp_path, resume=True, retry_failed=True)
+        assert len(again.calls) == 1 and result.ranking[0] == "transfer_size"
+
+
+def test_collection_study_measures_the_pb_guided_configurations(spec_file, tmp_path):
+    runner = SyntheticRunner()
+    with Store(tmp_path / "s.db") as store:
+        result = run_screen(store, spec_file, "s", runner, tmp_path, system_only=True)
+        assert "transfer_size" not in result.ranking
+        report = run_collection(store, spec_file, "s-collect", result.ranking, 5, runner, tmp_path)
+        assert report.completed == 5
+        trials = store.trials("s-collect")
+        assert {t.config["transfer_size"] for t in trials} == {64 * 1024}
+        assert store.get_study("s-collect").settings["ranking"] == result.ranking
