@@ -12,7 +12,7 @@ def test_screen_runs_each_distinct_row_and_ranks_from_the_store(spec_file, tmp_p
     with Store(tmp_path / "s.db") as store:
         result = run_screen(store, spec_file, "s", runner, tmp_path)
         assert result.ranking[:2] == ["transfer_size", "romio_cb_write"]
-        assert result.effects[0].effect_s == pytest.approx(8 * 3.0 - 8 * 1.0)  # 8 rows at 256KiB (3 s), 8 at 64KiB (1 s)
+        assert result.effects[0].effect_s == pytest.approx(8 * 2.0)  # 8 high rows, +2 s each; the other factors cancel
         assert result.effects[1].effect_s == pytest.approx(8 * 0.5)
         assert result.effects[0].effect_bandwidth < 0 and result.runs == 16
         assert len(runner.calls) == len({t.config_key for t in store.trials("s")}) <= 16
