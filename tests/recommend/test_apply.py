@@ -39,9 +39,9 @@ def test_run_recommend_json_and_hints_dir(hints_space, tmp_path, capsys, monkeyp
     data = json.loads(out)
     assert [c["rank"] for c in data["candidates"]] == [1, 2]
     assert data["candidates"][0]["apply"]["mpich_mpiio_hints"] == \
-        "*:romio_cb_write=enable:cb_buffer_size=4194304:striping_factor=8"
+        "*:romio_cb_write=enable:cb_buffer_size=16777216:striping_factor=8"
     assert (tmp_path / "h" / "rank1.hints").read_text() == \
-        "romio_cb_write enable\ncb_buffer_size 4194304\nstriping_factor 8\n"
+        "romio_cb_write enable\ncb_buffer_size 16777216\nstriping_factor 8\n"
     assert f"ROMIO_HINTS={tmp_path / 'h' / 'rank1.hints'} mpiexec" in err
 
 

@@ -140,7 +140,12 @@ class _Phase:
         self.rank_tag = self.rank if spec.file_per_process else 0
         self.hints: dict[str, str] | None = None
         self._region, self.buffer = aligned_buffer(spec.transfer_size)
-        if not spec.verify:
+        if spec.verify:
+            pass
+        elif spec.data_pattern == "offset":
+            # random (incompressible) contents; stamp_pages then makes every page unique
+            self.buffer[:] = np.random.default_rng(self.rank).integers(0, 256, self.buffer.size, dtype=np.uint8)
+        else:
             fill_pattern(self.buffer, 0, self.rank_tag)
         self._words = self.buffer[: spec.transfer_size // 8 * 8].view(np.uint64)
         self._expected = np.empty(spec.transfer_size, dtype=np.uint8) if spec.verify else None

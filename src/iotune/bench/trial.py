@@ -24,10 +24,11 @@ class BenchmarkSpec:
     offset (s * processes + r) * block_size; with a file per process each rank
     writes segment_count * block_size bytes to its own file.  ``operation`` is
     "write", "read" (the file is first written untimed) or "readwrite" (IOR -w -r).
-    ``data_pattern`` is IOR's data packet type: "offset" (IOR ``-l offset``;
-    every 4 KiB page of every transfer carries its file offset, so storage that
-    deduplicates cannot absorb the writes) or "timestamp" (IOR's default: one
-    buffer written again and again).
+    ``data_pattern`` is IOR's data packet type: "offset" (IOR ``-l offset``:
+    random, incompressible bytes in which every 4 KiB page of every transfer
+    carries its file offset, so storage that compresses or deduplicates cannot
+    absorb the writes) or "timestamp" (IOR's default: one patterned buffer
+    written again and again).
     """
 
     api: API = "MPIIO"
