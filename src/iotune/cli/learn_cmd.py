@@ -33,13 +33,14 @@ def train(study: str = STUDY,
           folds: int = typer.Option(5, "--folds", "-k", help="Cross-validation folds."),
           seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Train a predictor on a study's COMPLETE trials, print its metrics and save it in the store."""
+    study = _study(study)
     from iotune.learning.training import train as fit
     from iotune.store import Store
 
     check_format(fmt)
     terminal = Terminal()
     with Store(db) as store:
-        model = fit(store, _study(study), predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed)
+        model = fit(store, study, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed)
         model_id = store.save_model(model.study, model)
     dropped = model.metrics["dropped"]
     terminal.info(f"study {model.study}: {model.n_samples} samples"
@@ -58,16 +59,17 @@ def evaluate(study: str = STUDY, target: str = TARGET,
              folds: int = typer.Option(5, "--folds", "-k", help="Cross-validation folds (fewer when fewer rows)."),
              seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Compare cart, rankboost, forest, linear and random: k-fold errors and leave-one-workload-out regret."""
+    study = _study(study)
     from iotune.learning.evaluation import PredictorScore, evaluate as score
     from iotune.store import Store
 
     check_format(fmt)
     with Store(db) as store:
-        scores = score(store, _study(study), target, folds=folds, seed=seed)
+        scores = score(store, study, target, folds=folds, seed=seed)
     columns = list(PredictorScore.__dataclass_fields__)
     rows = [[_number(value) for value in s.to_dict().values()] for s in scores]
-    headers = {"mape": "mape %", "accuracy": "accuracy % (100-MAPE)", "top1_mean": "top-1 regret mean",
-               "top1_max": "top-1 regret max", "top3_mean": "top-3 regret mean", "top3_max": "top-3 regret max"}
+    headers = {"mape": "mape %", "accuracy": "acc. % (100-MAPE)", "kendall_tau": "tau", "top1_mean": "top1 mean",
+               "top1_max": "top1 max", "top3_mean": "top3 mean", "top3_max": "top3 max"}
     Terminal().emit(columns if fmt != "table" else [headers.get(c, c) for c in columns], rows, fmt,
                     title=f"study {study}: predictors of {target} ({folds}-fold CV; regret: leave one workload out)",
                     records=[s.to_dict() for s in scores])
@@ -78,13 +80,14 @@ def explain(study: str = STUDY,
                                                                   "(default: fit both afresh)."),
             target: str = TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Which parameters matter most: the top rules of a CART tree and forest importances per parameter."""
+    study = _study(study)
     from iotune.learning.explanation import explain as describe
     from iotune.store import Store
 
     check_format(fmt)
     terminal = Terminal()
     with Store(db) as store:
-        explanation = describe(store, _study(study), model, target, seed)
+        explanation = describe(store, study, model, target, seed)
     columns = ["parameter", "forest importance", "cart importance"]
     if fmt != "table":
         terminal.emit(["parameter", "forest_importance", "cart_importance"], explanation.importances, fmt,

@@ -3,7 +3,7 @@
 Paper 000 Sec. 5: "the CART tree ... can also help users to understand the
 relative importance of input parameters".  The rules are scikit-learn's
 ``export_text`` of the pruned tree with the encoder's feature names (at most
-``MAX_DEPTH`` levels shown).  Importances are impurity-based (they sum to 1)
+``MAX_DEPTH`` levels of conditions shown; deeper branches say "truncated").  Importances are impurity-based (they sum to 1)
 and the columns of one parameter (one-hot levels, ``:active``) are summed.
 """
 
@@ -76,7 +76,7 @@ def explain(store, study: str, model: str | None = None, target: str = "time", s
     if not isinstance(tree, DecisionTreeRegressor):
         raise LearningError(f"cart model {model!r} holds no decision tree")
     names = list(dataset.feature_names)
-    rules = export_text(tree, feature_names=names, max_depth=MAX_DEPTH, decimals=3)
+    rules = export_text(tree, feature_names=names, max_depth=MAX_DEPTH - 1, decimals=3)
     forest = per_parameter(dataset.space, names, fitted["forest"].feature_importances_)
     cart = per_parameter(dataset.space, names, tree.feature_importances_)
     order = sorted(forest, key=lambda p: (-forest[p], -cart[p], p))
