@@ -2,8 +2,9 @@
 
 Before every run dirty pages are synced and (as root) caches dropped.  Both write the same bytes with the same request size to new files in the same
 directory, fsync at the end, and time open to close (fio: its job runtime with
-end_fsync=1).  Runs alternate (fio, iotune, fio, iotune, ...) so drift of the
-shared machine hits both; the figure is the ratio of median bandwidths.
+end_fsync=1).  Runs come in pairs, one of each tool in a random order, so drift of the shared
+machine and order effects hit both; the figures are the ratios of the median and
+of the best bandwidths.
 
     .venv/bin/python benchmarks/fidelity_fio.py [--dir DIR | --ramdisk] [--size 256MiB] [--bs 1MiB] [--runs 5]
         [--procs 1 2]
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import os
 import platform
 import shutil
@@ -58,12 +60,12 @@ def iotune_bandwidth(runner: BuiltinRunner, directory: Path, size: int, block: i
     return measurement.phase("write").bandwidth_mib
 
 
-def settle() -> None:
-    """Start every run from the same state: dirty pages written back and, when root, caches dropped."""
+def settle(seconds: float) -> None:
+    """Start every run from the same state: dirty pages written back, caches dropped (root), a pause."""
     os.sync()
     if os.geteuid() == 0:
         Path("/proc/sys/vm/drop_caches").write_text("3\n")
-    time.sleep(0.5)
+    time.sleep(seconds)
 
 
 @contextmanager
@@ -95,6 +97,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--procs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--ramdisk", action="store_true", help="ext4 on a loop device in /dev/shm (root)")
+    parser.add_argument("--settle", type=float, default=2.0, help="seconds of pause before every run")
     args = parser.parse_args()
     if not shutil.which("fio"):
         raise SystemExit("fio is not installed (apt-get install fio)")
@@ -119,11 +122,14 @@ def compare(args, size: int, block: int) -> None:
     try:
         for procs in args.procs:
             fio_runs, iotune_runs = [], []
+            order = random.Random(procs)
             for _ in range(args.runs):
-                settle()
-                fio_runs.append(fio_bandwidth(args.dir, size, block, procs))
-                settle()
-                iotune_runs.append(iotune_bandwidth(runner, args.dir, size, block, procs))
+                pair = [("fio", lambda: fio_bandwidth(args.dir, size, block, procs)),
+                        ("iotune", lambda: iotune_bandwidth(runner, args.dir, size, block, procs))]
+                order.shuffle(pair)  # which tool goes first changes run to run: no order effect survives
+                for tool, measure in pair:
+                    settle(args.settle)
+                    (fio_runs if tool == "fio" else iotune_runs).append(measure())
             fio_median, iotune_median = statistics.median(fio_runs), statistics.median(iotune_runs)
             print(f"processes={procs}: fio median {fio_median:.1f} MiB/s {sorted(round(x) for x in fio_runs)}; "
                   f"iotune median {iotune_median:.1f} MiB/s {sorted(round(x) for x in iotune_runs)}; "

@@ -52,6 +52,21 @@ def fresh(trials: int, scratch: Path, cache_mode: str) -> tuple[float, int]:
     return 60.0 * trials / elapsed, failed
 
 
+def idle_cpu(seconds: float = 3.0) -> list[float]:
+    """CPU used by each rank of an idle world between trials, as a fraction of one core."""
+    import os
+
+    def used(pid: int) -> float:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    with WorkerWorld(2) as world:
+        world.ping()
+        before = [used(pid) for pid in world.pids]
+        time.sleep(seconds)
+        return [(used(pid) - b) / seconds for pid, b in zip(world.pids, before)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=200)
@@ -70,6 +85,8 @@ def main() -> int:
             f" ({failed_fresh} failed)"
         )
         print(f"speed-up: {rate / rate_fresh:.1f}x")
+        print("idle world between trials, CPU per rank (fraction of a core): "
+              + ", ".join(f"{share:.2f}" for share in idle_cpu()))
     finally:
         if args.scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)

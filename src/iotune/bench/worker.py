@@ -93,6 +93,23 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _wait_for_all(comm, longest_pause: float = 0.002) -> None:
+    """Meet the other ranks without spinning.
+
+    MPICH busy-polls inside a blocking collective, so ranks waiting in
+    ``bcast`` for the next trial would each burn a core between trials and slow
+    whatever else runs on the node (the controller, the store, other
+    benchmarks).  A non-blocking barrier tested with pauses growing from 50 us
+    to ``longest_pause`` seconds costs almost no CPU and adds at most that
+    much latency per trial.
+    """
+    request = comm.Ibarrier()
+    pause = 0.00005
+    while not request.Test():
+        time.sleep(pause)
+        pause = min(2 * pause, longest_pause)
+
+
 def serve(socket_path: str) -> None:
     """Serve requests until ``exit`` or until the controller goes away."""
     from mpi4py import MPI
@@ -113,7 +130,9 @@ def serve(socket_path: str) -> None:
             }
         )
     while True:
-        request = comm.bcast(channel.receive() if channel else None)
+        message = channel.receive() if channel else None
+        _wait_for_all(comm)
+        request = comm.bcast(message)
         op = request.get("op")
         if op == "exit":
             break

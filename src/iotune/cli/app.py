@@ -9,7 +9,7 @@ import traceback
 import typer
 
 from iotune import __version__
-from iotune.cli import bench_cmd, learn_cmd, results_cmd, space_cmd, store_cmd
+from iotune.cli import bench_cmd, learn_cmd, recommend_cmd, results_cmd, screen_cmd, space_cmd, store_cmd
 from iotune.errors import IotuneError
 
 app = typer.Typer(
@@ -27,11 +27,11 @@ app.command("studies")(store_cmd.studies)
 app.command("export")(store_cmd.export)
 app.command("import")(store_cmd.import_)
 app.command("import-ior")(store_cmd.import_ior)
-app.command("recommend")(__import__("iotune.cli.recommend_cmd", fromlist=["recommend"]).recommend)
+app.command("screen")(screen_cmd.screen)
 app.command("train")(learn_cmd.train)
 app.command("evaluate")(learn_cmd.evaluate)
 app.command("explain")(learn_cmd.explain)
-app.command("screen")(__import__("iotune.cli.screen_cmd", fromlist=["screen"]).screen)
+app.command("recommend")(recommend_cmd.recommend)
 
 
 @app.callback(invoke_without_command=True)

@@ -16,7 +16,7 @@ from iotune.errors import IotuneError
 RUNNERS = ("builtin", "ior")
 
 
-def _raise_interrupt(signum, frame):
+def raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
@@ -24,7 +24,7 @@ def default_scratch() -> Path:
     return Path(tempfile.gettempdir()) / "iotune-scratch"
 
 
-def _make_runner(kind: str, timeout: float, mpiexec: str | None):
+def make_runner(kind: str, timeout: float, mpiexec: str | None):
     if kind == "builtin":
         from iotune.bench.runner import BuiltinRunner
 
@@ -36,7 +36,7 @@ def _make_runner(kind: str, timeout: float, mpiexec: str | None):
     raise IotuneError(f"--runner must be one of {', '.join(RUNNERS)}, got {kind!r}")
 
 
-def _prepare_scratch(scratch: Path) -> Path:
+def prepare_scratch(scratch: Path) -> Path:
     try:
         scratch.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -62,11 +62,11 @@ def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: 
                                    ("design", design)) if v is not None}
     if overrides:
         settings = CampaignSettings.from_dict({**settings.to_dict(), **overrides})
-    scratch = _prepare_scratch(scratch)
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    scratch = prepare_scratch(scratch)
+    previous = signal.signal(signal.SIGTERM, raise_interrupt)
     try:
         with Store(db) as store:
-            runner = _make_runner(runner_kind, timeout, mpiexec)
+            runner = make_runner(runner_kind, timeout, mpiexec)
             try:
                 campaign = Campaign(store, study, space, settings, runner, scratch)
                 with_progress(terminal, campaign, resume, retry_failed, platform_info(scratch))

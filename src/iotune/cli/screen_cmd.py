@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.bench_cmd import _make_runner, _prepare_scratch, _raise_interrupt, default_scratch, with_progress
+from iotune.cli.bench_cmd import make_runner, prepare_scratch, raise_interrupt, default_scratch, with_progress
 from iotune.cli.options import DB, FORMAT, MPIEXEC
 from iotune.cli.terminal import Terminal, check_format
 
@@ -63,11 +63,11 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
     terminal = Terminal()
     space, settings = load_campaign(spec)
     study = study or f"{space.name}-screen"
-    scratch = _prepare_scratch(scratch or default_scratch())
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    scratch = prepare_scratch(scratch or default_scratch())
+    previous = signal.signal(signal.SIGTERM, raise_interrupt)
     try:
         with Store(db) as store:
-            bench_runner = _make_runner(runner, timeout, mpiexec)
+            bench_runner = make_runner(runner, timeout, mpiexec)
             try:
                 platform = platform_info(scratch)
 
