@@ -14,7 +14,7 @@ from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
 from iotune.bench.trial import DATA_PATTERNS, OPERATIONS, BenchmarkSpec, Measurement
-from iotune.bench.world import WorkerWorld, find_mpiexec
+from iotune.bench.world import WorkerWorld, find_mpiexec, pid_running
 from iotune.errors import MpiNotFoundError
 
 
@@ -104,21 +104,11 @@ def remove_stale_trial_dirs(scratch: Path) -> list[Path]:
         return removed
     for directory in candidates:
         owner = directory.name[len(TRIAL_PREFIX):].split("-", 1)[0]
-        if not owner.isdigit() or _pid_alive(int(owner)):
+        if not owner.isdigit() or pid_running(int(owner)):
             continue
         shutil.rmtree(directory, ignore_errors=True)
         removed.append(directory)
     return removed
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def make_trial_dir(scratch: Path) -> Path:

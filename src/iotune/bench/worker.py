@@ -26,6 +26,7 @@ from pathlib import Path
 
 from iotune.bench.kernel import run_kernel, summarise
 from iotune.bench.trial import BenchmarkSpec
+from iotune.bench.world import pid_running
 
 
 def _test_hooks(rank: int) -> None:
@@ -77,20 +78,10 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
     def watch() -> None:
         while True:
             time.sleep(interval)
-            if os.getppid() != parent or (controller and not _alive(controller)):
+            if os.getppid() != parent or (controller and not pid_running(controller)):
                 os._exit(1)
 
     threading.Thread(target=watch, name="iotune-orphan-watchdog", daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _wait_for_all(comm, longest_pause: float = 0.002) -> None:

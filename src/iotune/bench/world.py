@@ -92,7 +92,7 @@ def _is_worker(pid: int) -> bool:
         return False
 
 
-def _running(pid: int) -> bool:
+def pid_running(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie (a rank that exited but was not reaped)."""
     try:
         with open(f"/proc/{pid}/stat") as handle:
@@ -218,7 +218,7 @@ class WorkerWorld:
                 if self._proc.poll() is not None:
                     raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode}")) from None
                 # hydra sometimes misses a rank that died early and leaves the others waiting in a collective
-                dead = [rank for rank, pid in enumerate(self._st["pids"]) if not _running(pid)]
+                dead = [rank for rank, pid in enumerate(self._st["pids"]) if not pid_running(pid)]
                 if dead:
                     raise BenchError(self._why(f"rank {dead[0]} exited while the others were still running")) from None
                 continue
