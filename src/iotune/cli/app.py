@@ -32,6 +32,9 @@ app.command("train")(learn_cmd.train)
 app.command("evaluate")(learn_cmd.evaluate)
 app.command("explain")(learn_cmd.explain)
 app.command("recommend")(recommend_cmd.recommend)
+# variability commands (issue 4)
+# analytic model commands (issue 5)
+# profile / run commands (issue 6)
 
 
 @app.callback(invoke_without_command=True)
