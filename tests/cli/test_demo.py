@@ -1,0 +1,27 @@
+"""The demo, for real: screen, collect, train, recommend for the unseen workload, then measure it."""
+
+import pytest
+
+from iotune.store import Store
+from tests.cli.conftest import run_iotune
+
+pytestmark = [pytest.mark.requires_mpi, pytest.mark.slow]
+
+
+def test_demo_recommends_for_an_unseen_workload_and_measures_it(workdir):
+    result = run_iotune("demo", "--study", "d", "--repeats", "1", "--db", "s.db", "--scratch", "scratch",
+                        cwd=workdir, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "which parameters matter" in result.stdout
+    assert "fastest configuration per workload" in result.stdout
+    assert "recommended, then measured" in result.stdout and "of 10" in result.stdout
+    assert "slower than the best measured" in result.stderr
+    with Store(workdir / "s.db") as store:
+        names = {s.name for s in store.list_studies()}
+        assert names == {"d", "d-screen", "d-heldout"}
+        held_out = store.trials(study="d-heldout")
+        collected = store.trials(study="d")
+        assert len(held_out) == 10 and len(collected) == 23
+        assert not {t.workload_key for t in held_out} & {t.workload_key for t in collected}
+        assert [m.name for m in store.list_models("d")] == ["cart-time"]
+    assert list((workdir / "scratch").iterdir()) == []
