@@ -33,8 +33,17 @@ app.command("evaluate")(learn_cmd.evaluate)
 app.command("explain")(learn_cmd.explain)
 app.command("recommend")(recommend_cmd.recommend)
 # variability commands (issue 4)
+from iotune.cli import variability_cmd  # noqa: E402
+app.add_typer(variability_cmd.app, name="variability")
 # analytic model commands (issue 5)
+from iotune.cli import model_cmd  # noqa: E402
+app.add_typer(model_cmd.app, name="model")
+app.add_typer(model_cmd.simulate_app, name="simulate")
 # profile / run commands (issue 6)
+from iotune.cli import run_cmd  # noqa: E402
+
+app.command("profile")(run_cmd.profile)
+app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run_cmd.run)
 
 
 @app.callback(invoke_without_command=True)

@@ -1,0 +1,130 @@
+"""Choose the configuration to run with (paper 001, Section IV-A: the optimization engine).
+
+Paper 001's engine picks, by process count, the best configuration found in
+past runs.  Here, in order: the best measured configuration of the study for
+this workload (lowest mean I/O time, :func:`iotune.analysis.best_per_workload`),
+else the trained model's recommendation, else the space's defaults.  With
+probability ``explore`` (seeded) an untested configuration is tried instead:
+the model's best untested candidate, or a random untested one.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from iotune.analysis import best_per_workload
+from iotune.errors import IotuneError, StoreError
+from iotune.profile import Workload
+
+# Workload fields of a Workload under the names of benchmark fields that spaces use.
+FIELDS = {"processes": lambda w: w.processes, "transfer_size": lambda w: w.request_size,
+          "block_size": lambda w: w.bytes_per_process, "segment_count": lambda w: w.iterations,
+          "collective": lambda w: w.collective, "file_per_process": lambda w: not w.shared_file,
+          "api": lambda w: w.to_benchmark_spec().api, "operation": lambda w: w.operation}
+CANDIDATES = 50
+
+
+@dataclass
+class Choice:
+    """The configuration chosen, how (measured, model, default, explore) and why, in words."""
+
+    configuration: Any
+    how: str
+    reason: str
+    notes: list[str] = field(default_factory=list)
+
+
+def workload_values(space, workload: Workload | None, processes: int | None) -> tuple[dict[str, Any], list[str]]:
+    """Values of the space's workload parameters that the workload (or the process count) fixes.
+
+    A value that is not a level becomes the nearest level (numbers) and is
+    noted; parameters the workload does not describe are left out.
+    """
+    values, notes = {}, []
+    for parameter in space.workload_parameters:
+        if parameter.name == "processes" and processes is not None and workload is None:
+            value = processes
+        elif workload is not None and parameter.name in FIELDS:
+            value = FIELDS[parameter.name](workload)
+        else:
+            continue
+        value = parameter.normalise(value) if not isinstance(value, (bool, int)) else value
+        if value not in parameter.levels:
+            numeric = [v for v in parameter.levels if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            if not numeric or isinstance(value, (bool, str)):
+                notes.append(f"workload {parameter.name}={value} is not a level of the space: not used")
+                continue
+            nearest = min(numeric, key=lambda level: abs(level - value))
+            notes.append(f"workload {parameter.name}={value} is not a level of the space: nearest level {nearest} used")
+            value = nearest
+        values[parameter.name] = value
+    return values, notes
+
+
+def _matches(config: dict, values: dict[str, Any]) -> bool:
+    return all(config.get(name) == value for name, value in values.items())
+
+
+def _model(store, study: str):
+    try:
+        return store.load_model(study)
+    except StoreError:
+        return None
+
+
+def _full_workload(space, values: dict[str, Any]) -> dict[str, Any]:
+    return {p.name: values.get(p.name, p.default) for p in space.workload_parameters}
+
+
+def _recommended(model, space, values: dict[str, Any], top: int = 1) -> list:
+    from iotune.recommend import Recommender
+
+    try:
+        result = Recommender(model, space=space).recommend(_full_workload(space, values), top=top)
+    except IotuneError:
+        return []
+    return [space.configuration(candidate.configuration) for candidate in result.candidates]
+
+
+def _untested(space, values, tested: set[str], model, rng: random.Random):
+    if model is not None:
+        for configuration in _recommended(model, space, values, top=CANDIDATES):
+            if configuration.key not in tested:
+                return configuration, "the model's best untested candidate"
+    pool = [c for c in space.enumerate() if _matches(c, values) and c.key not in tested]
+    if pool:
+        return rng.choice(pool), "a random untested configuration"
+    return None, ""
+
+
+def choose_configuration(store, study: str, space, workload: Workload | None = None, processes: int | None = None,
+                         explore: float = 0.0, seed: int | None = None) -> Choice:
+    """The configuration to run ``workload`` with, from the study's measurements, its model or the defaults.
+
+    Trials recorded by ``iotune run`` itself (runner ``command``) time whole
+    applications, not I/O, and are not used to rank configurations.
+    """
+    if not 0.0 <= explore <= 1.0:
+        raise IotuneError(f"--explore must be a probability between 0 and 1, got {explore}")
+    values, notes = workload_values(space, workload, processes)
+    trials = [t for t in store.trials(study=study) if t.runner != "command" and _matches(t.config, values)]
+    model = _model(store, study)
+    rng = random.Random(seed)
+    if explore and rng.random() < explore:
+        tested = {t.config_key for t in trials if t.state in ("COMPLETE", "INVALID")}
+        configuration, what = _untested(space, values, tested, model, rng)
+        if configuration is not None:
+            return Choice(configuration, "explore", f"exploring {what} (probability {explore})", notes)
+    bests = [b for b in best_per_workload(space, trials) if _matches(b.best.config, values)]
+    if bests:
+        best = min(bests, key=lambda b: b.best.mean_time)
+        return Choice(space.configuration(best.best.config), "measured",
+                      f"best measured: mean I/O time {best.best.mean_time:.4g} s over {best.best.n} repeat(s)", notes)
+    if model is not None:
+        recommended = _recommended(model, space, values)
+        if recommended:
+            return Choice(recommended[0], "model", f"recommended by model {model.name!r}", notes)
+    return Choice(space.configuration(_full_workload(space, values)), "default",
+                  "no measurement or model for this workload: the space's defaults", notes)

@@ -1,0 +1,108 @@
+"""Workload profiles from real Darshan logs, IOR command lines and YAML files."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from iotune.cli.app import main
+from iotune.profile import ProfileError, Workload, from_darshan, from_ior_command, from_yaml, load_workload
+
+LOGS = Path(__file__).parent / "fixtures"
+KIB, MIB = 1024, 1 << 20
+
+
+def test_ior_posix_16procs():
+    w = from_darshan(LOGS / "ior-posix-16procs.darshan")
+    assert (w.processes, w.io_processes, w.api, w.shared_file, w.collective) == (16, 16, "POSIX", True, False)
+    assert (w.request_size, w.bytes_per_process) == (256 * KIB, 1 * MIB)
+    assert (w.bytes_read, w.bytes_written) == (16 * MIB, 16 * MIB)
+    spec = w.to_benchmark_spec()
+    assert (spec.block_size, spec.transfer_size, spec.operation, spec.file_per_process) == (MIB, 256 * KIB,
+                                                                                          "readwrite", False)
+
+
+@pytest.mark.parametrize("name, api, module", [("ior-hdf5-4procs", "HDF5", "H5D"),
+                                               ("ior-pnetcdf-4procs", "PnetCDF", "PNETCDF_VAR")])
+def test_high_level_libraries(name, api, module):
+    w = from_darshan(LOGS / f"{name}.darshan")
+    assert (w.processes, w.api, w.request_size, w.bytes_per_process) == (4, api, 256 * KIB, MIB)
+    assert module in w.modules and f"{api} module present" in w.notes
+    assert w.to_benchmark_spec().api == "MPIIO"
+
+
+def test_mpi_io_test_darshan_340_is_independent():
+    w = from_darshan(LOGS / "mpi-io-test-4procs-darshan-3.4.0.darshan")
+    assert (w.processes, w.api, w.collective, w.request_size) == (4, "MPIIO", False, 16 * MIB)
+    assert any("format 3.21" in n and "3.4.0" in n for n in w.notes)
+
+
+def test_imbalanced_io_partial_data():
+    w = from_darshan(LOGS / "imbalanced-io.darshan")
+    assert (w.processes, w.api, w.collective, w.shared_file) == (496, "MPIIO", True, True)
+    assert any("partial data" in x and "POSIX" in x for x in w.warnings)
+
+
+def test_dlio_single_non_mpi_process():
+    w = from_darshan(LOGS / "dlio-python3.darshan")
+    assert (w.processes, w.api, w.operation) == (1, "POSIX", "read")
+    assert {"POSIX", "STDIO"} <= set(w.modules) and any("non-MPI" in n for n in w.notes)
+
+
+def test_empty_log_is_an_error():
+    with pytest.raises(ProfileError, match="no instrumentation data"):
+        from_darshan(LOGS / "empty.darshan")
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garble", "text", "empty"])
+def test_damaged_files_are_one_line_errors(tmp_path, damage):
+    data = (LOGS / "ior-posix-16procs.darshan").read_bytes()
+    path = tmp_path / "bad.darshan"
+    path.write_bytes({"truncate": data[:1500], "garble": data[:1400] + os.urandom(200) + data[1600:],
+                      "text": b"hello, not a log\n" * 20, "empty": b""}[damage])
+    with pytest.raises(ProfileError) as error:
+        from_darshan(path)
+    assert "\n" not in str(error.value) and str(path) in str(error.value)
+
+
+def test_ior_command_line():
+    w = from_ior_command("ior -a MPIIO -c -t 4m -b 64m -s 2 -F -w -r -e -np 8 --bogus")
+    assert (w.processes, w.api, w.collective, w.shared_file, w.iterations) == (8, "MPIIO", True, False, 2)
+    assert (w.request_size, w.bytes_per_process, w.bytes_written) == (4 * MIB, 64 * MIB, 8 * 2 * 64 * MIB)
+    assert any("--bogus" in x for x in w.warnings)
+    long = from_ior_command("mpiexec -n 4 /opt/ior --api=NCMPI --blockSize 16m -t1m -r")
+    assert (long.processes, long.api, long.bytes_written, long.operation) == (4, "PnetCDF", 0, "read")
+    with pytest.raises(ProfileError, match="not an IOR"):
+        from_ior_command("mpiexec -n 4 ./app")
+    with pytest.raises(ProfileError, match="-t"):
+        from_ior_command("ior -t lots")
+
+
+def test_yaml_workload(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text("processes: 4\napi: MPIIO\nbytes_per_process: 64MiB\nrequest_size: 4MiB\n"
+                    "bytes_written: 256MiB\ncollective: true\n")
+    w = from_yaml(path)
+    assert (w.io_processes, w.request_size, w.operation, w.collective) == (4, 4 * MIB, "write", True)
+    assert Workload.from_dict(w.to_dict()) == w
+    path.write_text("processes: 4\napi: FORTRAN\nbytes_per_process: 1\nrequest_size: 1\n")
+    with pytest.raises(ProfileError, match="api must be"):
+        load_workload(path)
+
+
+def test_cli_profile(capsys, tmp_path):
+    assert main(["profile", str(LOGS / "ior-posix-16procs.darshan"), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["processes"] == 16 and data["benchmark"]["transfer_size"] == 256 * KIB
+    assert main(["profile", str(LOGS / "imbalanced-io.darshan")]) == 0
+    assert "496" in capsys.readouterr().out
+    text = tmp_path / "notes.darshan"
+    text.write_text("not a log")
+    assert main(["profile", str(text)]) == 2
+    err = capsys.readouterr().err
+    assert "not a Darshan log" in err and "Traceback" not in err
+    shutil.copy(LOGS / "empty.darshan", tmp_path / "e.darshan")
+    assert main(["profile", str(tmp_path / "e.darshan")]) == 2
+    assert "no instrumentation data" in capsys.readouterr().err
