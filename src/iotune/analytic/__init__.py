@@ -16,3 +16,7 @@ __all__ = [
     "simulate_completion_times",
     "stationary_waits",
 ]
+
+from iotune.analytic.lustre_space import LustreObjective, lustre_box  # noqa: E402
+
+__all__ += ["LustreObjective", "lustre_box"]

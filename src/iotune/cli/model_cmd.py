@@ -1,0 +1,221 @@
+"""``iotune model ...`` and ``iotune simulate cache``: the analytic models of issue 5 from the command line.
+
+``model lustre`` tabulates the striped-write queueing model (paper 004,
+Sec. II-B), ``model lustre-search`` runs the search heuristics over paper 004's
+Table IV space, ``model cache`` predicts time and cost per cache size (paper
+002, Sec. III-C/D) and ``simulate cache`` compares the caching policies on a
+checkpoint trace (paper 002, Sec. IV).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from iotune.cli.options import FORMAT
+from iotune.cli.terminal import Terminal, check_format
+
+app = typer.Typer(help="Analytic performance models (Lustre queueing, elastic cache).", no_args_is_help=True)
+simulate_app = typer.Typer(help="Simulations of the analytic models.", no_args_is_help=True)
+
+SIZE = typer.Option("50GB", "--size", help="Bytes written, with a unit (50GB, 4GiB).")
+ARRIVAL = typer.Option(0.1, "--arrival-rate", help="lambda: requests per second arriving at each OST.")
+SERVICE = typer.Option(0.125, "--service-rate", help="gamma: requests per second one OST serves.")
+BANDWIDTH = typer.Option("62.5MB", "--bandwidth", help="V: bytes per second one OST writes (62.5MB = 0.5 Gbit/s).")
+
+
+def _model(arrival_rate: float, service_rate: float, bandwidth: str):
+    from iotune.analytic import LustreQueueModel, ModelError
+
+    rate = _size(bandwidth, "--bandwidth")
+    if rate <= 0:
+        raise ModelError(f"--bandwidth must be > 0 bytes/s, got {bandwidth!r}")
+    return LustreQueueModel(arrival_rate, service_rate, rate)
+
+
+def _size(text: str, name: str = "--size") -> float:
+    """Bytes from a size string; negative sizes get their own message."""
+    from iotune.analytic import ModelError
+    from iotune.analytic._validate import sizes
+
+    if text.strip().startswith("-"):
+        raise ModelError(f"{name} must not be negative, got {text!r}")
+    return float(sizes(text, name))
+
+
+def _numbers(text: str, name: str, kind=float) -> list:
+    from iotune.analytic import ModelError
+
+    try:
+        values = [kind(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ModelError(f"{name} must be comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise ModelError(f"{name} is empty")
+    return values
+
+
+def _shown_stripes(n_max: int, optima: set[int]) -> list[int]:
+    """1..10, then every 10th and every 100th, plus the optima and n_max."""
+    shown = set(range(1, min(n_max, 10) + 1)) | set(range(10, min(n_max, 100) + 1, 10))
+    shown |= set(range(100, n_max + 1, 100)) | optima | {n_max}
+    return sorted(shown)
+
+
+@app.command("lustre")
+def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float = SERVICE,
+           bandwidth: str = BANDWIDTH,
+           max_stripes: int = typer.Option(400, "--max-stripes", help="Largest stripe count considered."),
+           exact: bool = typer.Option(True, "--exact/--paper",
+                                      help="Pick the optimum by the exact E[max wait] or the paper's closed form."),
+           quantiles: str = typer.Option("0.5,0.9,0.99", "--quantiles", help="Completion-time quantile levels."),
+           every: bool = typer.Option(False, "--all", help="One row per stripe count instead of a selection."),
+           fmt: str = FORMAT) -> None:
+    """Expected completion time of a striped write by stripe count: exact beside the paper's closed form."""
+    import numpy as np
+
+    from iotune.analytic import ModelError
+    from iotune.analytic._validate import count
+
+    check_format(fmt)
+    model = _model(arrival_rate, service_rate, bandwidth)
+    size = _size(size)
+    n_max = count("--max-stripes", max_stripes)
+    levels = _numbers(quantiles, "--quantiles")
+    if any(not 0 <= q < 1 for q in levels):
+        raise ModelError(f"--quantiles must be in [0, 1), got {quantiles!r}")
+    n = np.arange(1, n_max + 1)
+    exact_t = model.completion_time(size, n, exact=True)
+    paper_t = model.completion_time(size, n, exact=False)
+    best_exact = model.optimal_stripe_count(size, n_max, exact=True)
+    best_paper = model.optimal_stripe_count(size, n_max, exact=False)
+    best = best_exact if exact else best_paper
+    shown = list(n) if every else _shown_stripes(n_max, {best_exact, best_paper})
+    q_columns = [f"q{q * 100:g} (s)" for q in levels]
+    rows = []
+    for k in shown:
+        quant = [round(float(model.completion_time_quantile(size, int(k), q)), 4) for q in levels]
+        e, p = float(exact_t[k - 1]), float(paper_t[k - 1])
+        rows.append([int(k), round(e, 4), round(p, 4), round(p - e, 4), *quant, "*" if k == best else ""])
+    columns = ["stripes", "T exact (s)", "T paper (s)", "paper - exact (s)", *q_columns, "optimum"]
+    terminal = Terminal()
+    terminal.emit(columns, rows, fmt, title=f"{size:.6g} bytes over n OSTs, rho = {model.rho:.4g} "
+                                            f"(paper 004, Sec. II-B; optimum by the {'exact' if exact else 'paper'} form)")
+    terminal.info(f"optimum (exact): {best_exact} stripes, {float(exact_t[best_exact - 1]):.4f} s; "
+                  f"optimum (paper closed form): {best_paper} stripes, {float(paper_t[best_paper - 1]):.4f} s")
+
+
+@app.command("lustre-search")
+def lustre_search(strategy: str = typer.Option("all", "--strategy",
+                                               help="all, random, lhs, nelder-mead, annealing, genetic or pso."),
+                  budget: int = typer.Option(200, "--budget", help="Distinct model evaluations per strategy."),
+                  seed: int = typer.Option(0, "--seed", help="Seed of the strategies."),
+                  size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float = SERVICE,
+                  bandwidth: str = BANDWIDTH,
+                  max_stripes: int = typer.Option(160, "--max-stripes", help="Largest stripe count (Table IV: 160)."),
+                  fmt: str = FORMAT) -> None:
+    """Search paper 004's Table IV space with each heuristic; compare with the exhaustive optimum."""
+    from iotune.analytic._validate import count
+    from iotune.analytic.lustre_space import LustreObjective, lustre_box
+    from iotune.search import STRATEGIES, SearchError, make_strategy, optimize
+
+    check_format(fmt)
+    names = list(STRATEGIES) if strategy == "all" else [strategy]
+    if any(name not in STRATEGIES for name in names):
+        raise SearchError(f"--strategy must be all or one of {', '.join(STRATEGIES)}, got {strategy!r}")
+    box = lustre_box(count("--max-stripes", max_stripes))
+    objective = LustreObjective(_model(arrival_rate, service_rate, bandwidth), _size(size))
+    best_point, best_value, points = objective.exhaustive(box)
+    rows = [["exhaustive", *best_point.values(), round(best_value, 4), points, points, 0.0]]
+    for name in names:
+        result = optimize(make_strategy(name, box, seed=seed), objective, budget)
+        within = next((i + 1 for i, (_, v) in enumerate(result.history) if v <= 1.01 * best_value), None)
+        gap = 100.0 * (result.best_value - best_value) / best_value
+        rows.append([name, *result.best_point.values(), round(result.best_value, 4), result.evaluations, within,
+                     round(gap, 4)])
+    columns = ["strategy", *box.names, "T (s)", "evaluations", "evals to 1%", "gap %"]
+    Terminal().emit(columns, rows, fmt, title=f"{size} written: search over {points} points "
+                                              f"(paper 004, Table IV; objective: iotune.analytic.lustre_space)")
+
+
+ILLUSTRATIVE = {
+    "dataset_gb": [1.0, 4.0, 8.0],
+    "cache_gb": [1.0, 2.0, 4.0, 8.0, 10.0],
+    "throughput_mbps": [[128, 128, 128, 128, 128], [57, 81, 128, 128, 128], [45, 57, 81, 128, 128]],
+    "attach_s": [[40, 40, 40, 40, 40], [70, 90, 130, 130, 130], [120, 150, 200, 250, 250]],
+}
+"""Illustrative B_M(x) (MB/s) and D_M(x) (s) for ``model cache``: plausible shapes, not measurements."""
+
+
+def _calibration(path: str | None):
+    from iotune.analytic.cache_model import CalibrationTable
+    from iotune.analytic.errors import ModelError
+
+    data, label = ILLUSTRATIVE, "built-in ILLUSTRATIVE calibration (not measured)"
+    if path is not None:
+        import yaml
+
+        try:
+            with open(path, encoding="utf-8") as stream:
+                data = yaml.safe_load(stream)
+        except (OSError, yaml.YAMLError) as error:
+            raise ModelError(f"cannot read calibration {path}: {error}") from None
+        keys = ("dataset_gb", "cache_gb", "throughput_mbps", "attach_s")
+        if not isinstance(data, dict) or any(k not in data for k in keys):
+            raise ModelError(f"calibration {path} must be a mapping with keys {', '.join(keys)}")
+        label = f"calibration {path}"
+    throughput = CalibrationTable(data["dataset_gb"], data["cache_gb"], data["throughput_mbps"], quantity="B")
+    attach = CalibrationTable(data["dataset_gb"], data["cache_gb"], data["attach_s"], quantity="D")
+    return throughput, attach, label
+
+
+@app.command("cache")
+def cache(compute_s: float = typer.Option(..., "--compute-s", help="I*It: seconds of computation."),
+          checkpoints: int = typer.Option(..., "--checkpoints", help="K: number of checkpoints."),
+          checkpoint_gb: float = typer.Option(..., "--checkpoint-gb", help="S_c: GB per checkpoint per VM."),
+          deadline: float = typer.Option(..., "--deadline", help="T_max: seconds the run may take."),
+          cache_sizes: str = typer.Option("2,4,6,8", "--cache-sizes", help="Candidate M(S_c) in GB."),
+          calibration: str = typer.Option(None, "--calibration",
+                                          help="YAML with dataset_gb, cache_gb, throughput_mbps, attach_s "
+                                               "(default: built-in illustrative numbers)."),
+          n_vm: int = typer.Option(1, "--vms", help="n: number of VMs."),
+          initial_gb: float = typer.Option(0.0, "--initial-gb", help="S_i: GB dumped once at start per VM."),
+          backing_mbps: float = typer.Option(33.0, "--backing-mbps", help="B_b: backing disk MB/s."),
+          backing_gb: float = typer.Option(50.0, "--backing-gb", help="N: backing disk GB."),
+          cache_mbps: float = typer.Option(128.0, "--cache-mbps", help="B_c: caching device MB/s."),
+          fmt: str = FORMAT) -> None:
+    """Predicted completion time and cost per cache size, and the cheapest meeting the deadline (paper 002, III-D)."""
+    from iotune.analytic.cache_model import CheckpointWorkload, best_cache_size, sweep_cache_sizes
+
+    check_format(fmt)
+    throughput, attach, label = _calibration(calibration)
+    workload = CheckpointWorkload(n_vm, compute_s, checkpoints, initial_gb, checkpoint_gb)
+    sizes = _numbers(cache_sizes, "--cache-sizes")
+    predictions = sweep_cache_sizes(workload, backing_mbps, backing_gb, cache_mbps, throughput, attach, sizes,
+                                    initial_cache_gb=max(sizes))
+    terminal = Terminal()
+    choice = best_cache_size(predictions, deadline)
+    rows = [[p.cache_gb, round(p.completion_s, 3), round(p.cost_agbs, 1), "yes" if p.completion_s <= deadline else "no",
+             "*" if p is choice else ""] for p in predictions]
+    terminal.emit(["cache GB", "T (s)", "cost (AGBs)", "meets deadline", "chosen"], rows, fmt,
+                  title=f"paper 002, Sec. III-C/D, T_max = {deadline:g} s; {label}")
+    terminal.info(f"{label}; cheapest cache meeting T_max = {deadline:g} s: {choice.cache_gb:g} GB "
+                  f"(T = {choice.completion_s:.6g} s, C_a = {choice.cost_agbs:.6g} AGBs)")
+
+
+@simulate_app.command("cache")
+def simulate_cache(trace: str = typer.Option("cm1", "--trace", help="cm1 or lammps (paper 002, Sec. IV-C/D)."),
+                   dt: float = typer.Option(0.1, "--dt", help="Time step, seconds."),
+                   fmt: str = FORMAT) -> None:
+    """Completion time and adjusted GB-seconds per caching policy on a checkpoint trace (paper 002, Sec. IV)."""
+    from iotune.analytic.cache_sim import cm1_trace, compare_policies, lammps_trace
+    from iotune.analytic.errors import ModelError
+
+    check_format(fmt)
+    traces = {"cm1": cm1_trace, "lammps": lammps_trace}
+    if trace not in traces:
+        raise ModelError(f"--trace must be one of {', '.join(traces)}, got {trace!r}")
+    results = compare_policies(traces[trace](), dt=dt)
+    rows = [[r.policy, round(r.completion_s, 3), round(r.end_s, 3), round(r.cost_agbs, 1),
+             ",".join(f"{s:g}" for s in r.cache_sizes_gb)] for r in results.values()]
+    Terminal().emit(["policy", "completion (s)", "end (s)", "cost (AGBs)", "cache sizes (GB)"], rows, fmt,
+                    title=f"{trace} per VM, default ElasticConfig (paper 002, Sec. IV-A)")
