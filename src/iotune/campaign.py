@@ -25,6 +25,7 @@ from iotune.errors import IotuneError, SpaceError
 from iotune.space import Configuration, Space
 
 DESIGNS = ("full", "random")
+ADAPTIVE_DEFAULTS = {"rel_half_width": 0.05, "confidence": 0.95, "min_repeats": 3}
 
 
 @dataclass
@@ -37,6 +38,7 @@ class CampaignSettings:
     seed: int = 0
     shuffle: bool = True
     benchmark: dict = field(default_factory=dict)
+    adaptive: dict | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.repeats, int) or self.repeats < 1:
@@ -45,6 +47,8 @@ class CampaignSettings:
             raise SpaceError(f"campaign: design must be one of {', '.join(DESIGNS)}, got {self.design!r}")
         if self.design == "random" and (not isinstance(self.samples, int) or self.samples < 1):
             raise SpaceError(f"campaign: design 'random' needs samples >= 1, got {self.samples!r}")
+        if self.adaptive is not None:
+            self.adaptive = _check_adaptive(self.adaptive)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -57,6 +61,23 @@ class CampaignSettings:
         if unknown:
             raise SpaceError(f"{source}: unknown campaign setting(s) {unknown}; allowed: {sorted(allowed)}")
         return cls(**data)
+
+
+def _check_adaptive(adaptive) -> dict:
+    """Adaptive repeats: stop a configuration once the t interval of its mean time is narrow enough."""
+    if not isinstance(adaptive, dict):
+        raise SpaceError(f"campaign: adaptive must be a mapping of {sorted(ADAPTIVE_DEFAULTS)}, got {adaptive!r}")
+    unknown = sorted(set(adaptive) - set(ADAPTIVE_DEFAULTS))
+    if unknown:
+        raise SpaceError(f"campaign: unknown adaptive setting(s) {unknown}; allowed: {sorted(ADAPTIVE_DEFAULTS)}")
+    values = {**ADAPTIVE_DEFAULTS, **adaptive}
+    if not 0 < values["rel_half_width"] < 1:
+        raise SpaceError(f"campaign: adaptive rel_half_width must lie in (0, 1), got {values['rel_half_width']!r}")
+    if not 0 < values["confidence"] < 1:
+        raise SpaceError(f"campaign: adaptive confidence must lie in (0, 1), got {values['confidence']!r}")
+    if not isinstance(values["min_repeats"], int) or values["min_repeats"] < 2:
+        raise SpaceError(f"campaign: adaptive min_repeats must be a whole number >= 2, got {values['min_repeats']!r}")
+    return values
 
 
 def load_campaign(path: str | Path) -> tuple[Space, CampaignSettings]:
@@ -117,6 +138,8 @@ class CampaignReport:
     completed: int = 0
     failed: int = 0
     rerun_running: int = 0
+    not_needed: int = 0
+    saved_seconds: float = 0.0
     interrupted: bool = False
     seconds: float = 0.0
 
@@ -180,16 +203,23 @@ class Campaign:
         todo, done, running = self.pending(study, retry_failed)
         report = CampaignReport(planned=len(todo) + done, already_done=done, rerun_running=running)
         platform_id = self.store.register_platform(platform) if platform else None
+        precise_enough = self._adaptive_rule(study)
+        walls: list[float] = []
         if on_start:
             on_start(len(todo))
         try:
             for configuration, repeat in todo:
+                if precise_enough(configuration, repeat):
+                    report.not_needed += 1
+                    continue
                 spec = specs[configuration.key]
                 trial_id = self.store.start_trial(study.id, configuration.to_dict(), configuration.key,
                                                   configuration.workload_key, repeat, platform_id, spec.to_dict())
                 measurement = self.runner.run(spec, self.scratch)
                 self.store.finish_trial(trial_id, measurement)
+                walls.append(measurement.wall_seconds)
                 if measurement.status == "COMPLETE":
+                    precise_enough.record(configuration, measurement)
                     report.completed += 1
                 else:
                     report.failed += 1
@@ -197,5 +227,39 @@ class Campaign:
                     on_trial(configuration, repeat, measurement)
         except KeyboardInterrupt:
             report.interrupted = True
+        if walls:
+            report.saved_seconds = report.not_needed * sum(walls) / len(walls)
         report.seconds = time.monotonic() - started
         return report
+
+    def _adaptive_rule(self, study) -> _AdaptiveRule:
+        return _AdaptiveRule(self.settings, self.store.trials(study=study.name, state="COMPLETE")
+                             if self.settings.adaptive else [])
+
+
+class _AdaptiveRule:
+    """Whether a repeat is still needed: never without ``adaptive`` settings; with them, not once the
+    configuration's mean time is known to ``rel_half_width`` at ``confidence`` (t interval, paper 003 Sec. 6)."""
+
+    def __init__(self, settings: CampaignSettings, stored_trials):
+        self.settings = settings
+        self.times: dict[str, list[float]] = {}
+        self.planner = None
+        if settings.adaptive:
+            from iotune.variability.planner import RepeatPlanner
+
+            adaptive = settings.adaptive
+            self.planner = RepeatPlanner(adaptive["rel_half_width"], adaptive["confidence"], settings.repeats)
+            for trial in sorted(stored_trials, key=lambda t: t.repeat):
+                self.times.setdefault(trial.config_key, []).append(sum(p.seconds for p in trial.phases))
+
+    def __call__(self, configuration: Configuration, repeat: int) -> bool:
+        if self.planner is None or repeat < self.settings.adaptive["min_repeats"]:
+            return False
+        samples = self.times.get(configuration.key, [])
+        return len(samples) >= self.settings.adaptive["min_repeats"] and self.planner.should_stop(samples).stop
+
+    def record(self, configuration: Configuration, measurement: Measurement) -> None:
+        if self.planner is not None:
+            self.times.setdefault(configuration.key, []).append(sum(p.seconds for p in measurement.phases))
+

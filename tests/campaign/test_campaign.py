@@ -169,3 +169,54 @@ def test_resume_with_a_changed_space_is_refused(spec_file, tmp_path):
         store.create_study("tiny", space.to_yaml(), "0" * 16, settings.to_dict())
         with pytest.raises(IotuneError, match="different space"):
             Campaign(store, "tiny", space, settings, runner=None, scratch=tmp_path).run(resume=True)
+
+
+def test_adaptive_settings_are_validated():
+    assert CampaignSettings(adaptive={}).adaptive == {"rel_half_width": 0.05, "confidence": 0.95, "min_repeats": 3}
+    with pytest.raises(SpaceError, match="rel_half_width"):
+        CampaignSettings(adaptive={"rel_half_width": 2})
+    with pytest.raises(SpaceError, match="unknown adaptive"):
+        CampaignSettings(adaptive={"width": 0.1})
+    with pytest.raises(SpaceError, match="min_repeats"):
+        CampaignSettings(adaptive={"min_repeats": 1})
+
+
+class SteadyRunner:
+    """A stand-in for storage whose times never vary for one configuration and vary a lot for another:
+    what the adaptive rule decides is then known exactly (this is not a measurement)."""
+
+    name = "steady"
+
+    def __init__(self):
+        self.calls = Counter()
+
+    def run(self, spec, scratch):
+        from iotune.bench.trial import PhaseResult
+
+        self.calls[spec.transfer_size] += 1
+        calls = self.calls[spec.transfer_size]
+        noisy = spec.transfer_size == 64 * 1024
+        seconds = 1.0 + (0.5 * (-1) ** calls if noisy else 0.001 * (calls % 2))
+        return Measurement("COMPLETE", [PhaseResult("write", spec.aggregate_bytes, seconds, 0, seconds, 0, 1)],
+                           wall_seconds=seconds)
+
+    def close(self):
+        pass
+
+
+def test_adaptive_repeats_stop_precise_configurations_only(tmp_path):
+    space = Space.from_text("""
+name: adaptive
+parameters:
+  - {name: transfer_size, type: size, levels: [64KiB, 256KiB], role: workload, layer: application}
+""")
+    settings = CampaignSettings(repeats=10, adaptive={"rel_half_width": 0.05, "min_repeats": 3},
+                                benchmark={"block_size": 256 * 1024})
+    runner = SteadyRunner()
+    with Store(tmp_path / "db.sqlite") as store:
+        report = Campaign(store, "a", space, settings, runner, tmp_path).run()
+        counts = Counter(t.config["transfer_size"] for t in store.trials(study="a"))
+        assert counts == {64 * 1024: 10, 256 * 1024: 3}  # the steady one stops at min_repeats
+        assert report.not_needed == 7 and report.completed == 13 and report.saved_seconds > 0
+        resumed = Campaign(store, "a", space, settings, runner, tmp_path).run(resume=True)
+        assert resumed.completed == 0 and resumed.not_needed == 7

@@ -47,7 +47,7 @@ def prepare_scratch(scratch: Path) -> Path:
 def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: str | None, resume: bool,
                  retry_failed: bool, repeats: int | None, scratch: Path, runner_kind: str, timeout: float,
                  seed: int | None = None, samples: int | None = None, design: str | None = None,
-                 mpiexec: str | None = None):
+                 mpiexec: str | None = None, adaptive: dict | None = None):
     """Shared body of ``bench`` and ``demo``; returns (store URL, study name, space)."""
     from iotune.bench.platform import platform_info
     from iotune.campaign import Campaign, CampaignSettings, load_campaign, parse_campaign
@@ -59,7 +59,7 @@ def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: 
     else:
         space, settings = load_campaign(spec_path)
     overrides = {k: v for k, v in (("repeats", repeats), ("seed", seed), ("samples", samples),
-                                   ("design", design)) if v is not None}
+                                   ("design", design), ("adaptive", adaptive)) if v is not None}
     if overrides:
         settings = CampaignSettings.from_dict({**settings.to_dict(), **overrides})
     scratch = prepare_scratch(scratch)
@@ -100,6 +100,11 @@ def with_progress(terminal: Terminal, campaign, resume: bool, retry_failed: bool
     summary = (f"{report.completed} trials completed, {report.failed} failed, {report.already_done} already "
                f"in the store" + (f", {report.rerun_running} re-run after a dead campaign" if report.rerun_running
                                   else "") + f" ({report.seconds:.1f} s)")
+    if report.not_needed:
+        adaptive = campaign.settings.adaptive
+        summary += (f"; adaptive repeats: {report.not_needed} trials not needed once the mean was known to "
+                    f"±{100 * adaptive['rel_half_width']:g}% at {100 * adaptive['confidence']:g}% confidence "
+                    f"(about {report.saved_seconds:.1f} s saved)")
     if report.interrupted:
         terminal.warn(f"interrupted: {summary}; continue with --resume")
         raise KeyboardInterrupt
@@ -119,6 +124,11 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
                                                                "iotune-scratch under the system temp dir)."),
           runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py) or ior."),
           timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
+          adaptive: float = typer.Option(None, "--adaptive", help="Repeat each configuration only until the "
+                                         "confidence interval of its mean time is within this relative half-width "
+                                         "(e.g. 0.05); --repeats is then the cap."),
+          confidence: float = typer.Option(0.95, "--confidence", help="Confidence level for --adaptive."),
+          min_repeats: int = typer.Option(3, "--min-repeats", help="Repeats before --adaptive may stop."),
           mpiexec: str = MPIEXEC, db: str = DB) -> None:
     """Measure every planned configuration of a spec, with repeats, into the store (resumable)."""
     from iotune.campaign import load_campaign
@@ -126,7 +136,9 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
     if study is None:
         study = load_campaign(spec)[0].name
     url, study, _ = run_campaign(spec, None, study, db, resume, retry_failed, repeats, scratch or default_scratch(),
-                                 runner, timeout, seed, samples, design, mpiexec)
+                                 runner, timeout, seed, samples, design, mpiexec,
+                                 None if adaptive is None else {"rel_half_width": adaptive, "confidence": confidence,
+                                                                "min_repeats": min_repeats})
     Terminal().info(f"results: iotune results --study {study}" + (f" --db {url}" if db else ""))
 
 
