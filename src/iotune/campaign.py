@@ -201,6 +201,9 @@ class Campaign:
                  for c in self.planned()}  # refuse a bad spec before the store is touched
         study = self.open_study(resume)
         todo, done, running = self.pending(study, retry_failed)
+        # within a round of repeats, trials that need the same MPI world (process count, environment) run
+        # together, so the runner restarts mpiexec once per group, not at every change of the shuffled order
+        todo.sort(key=lambda item: (item[1], _world_key(specs[item[0].key])))
         report = CampaignReport(planned=len(todo) + done, already_done=done, rerun_running=running)
         platform_id = self.store.register_platform(platform) if platform else None
         precise_enough = self._adaptive_rule(study)
@@ -235,6 +238,10 @@ class Campaign:
     def _adaptive_rule(self, study) -> _AdaptiveRule:
         return _AdaptiveRule(self.settings, self.store.trials(study=study.name, state="COMPLETE")
                              if self.settings.adaptive else [])
+
+
+def _world_key(spec) -> tuple:
+    return spec.processes, tuple(sorted(spec.env.items()))
 
 
 class _AdaptiveRule:
