@@ -44,6 +44,8 @@ from iotune.cli import run_cmd  # noqa: E402
 
 app.command("profile")(run_cmd.profile)
 app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run_cmd.run)
+from iotune.cli import testbed_cmd  # noqa: E402
+app.add_typer(testbed_cmd.app, name="testbed")
 
 
 @app.callback(invoke_without_command=True)
