@@ -114,3 +114,23 @@ def test_run_applies_best_configuration_and_records(tmp_path, study, capfd, monk
     assert [t.state for t in runs] == ["COMPLETE", "FAILED", "COMPLETE", "COMPLETE"]
     assert runs[1].error == "exit status 3" and runs[0].phases[0].phase == "run" and runs[0].phases[0].seconds > 0
     assert all(t.config == BEST for t in runs)
+
+
+def test_application_runs_teach_the_next_run(study):
+    """Two configurations of the same command were run; the faster one wins over the benchmark's best."""
+    from iotune.apply.run import runs_study
+
+    url, space = study
+    other = {**BEST, "romio_cb_write": "enable"}
+    with Store(url) as store:
+        runs = runs_study(store, store.get_study("runtest"))
+        for values, seconds in ((BEST, 9.0), (other, 5.0), (BEST, 8.0)):
+            config = space.configuration(values)
+            trial = store.start_trial(runs.id, config.to_dict(), config.key, config.workload_key,
+                                      len(store.trials(study="runtest-runs")))
+            store.finish_trial(trial, Measurement("COMPLETE", [PhaseResult("run", 0, seconds, 0, seconds, 0, 0)],
+                                                  runner="command", command="mpiexec -n 2 ./app"))
+        chosen = choose_configuration(store, "runtest", space, processes=2, command="mpiexec -n 2 ./app")
+        assert chosen.how == "runs" and chosen.configuration == other
+        elsewhere = choose_configuration(store, "runtest", space, processes=2, command="mpiexec -n 2 ./other")
+        assert elsewhere.how == "measured" and elsewhere.configuration == BEST

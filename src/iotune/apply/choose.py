@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotune.analysis import best_per_workload
+from iotune.analysis import best_per_workload, configuration_stats
 from iotune.errors import IotuneError, StoreError
 from iotune.profile import Workload
 
@@ -28,7 +28,7 @@ CANDIDATES = 50
 
 @dataclass
 class Choice:
-    """The configuration chosen, how (measured, model, default, explore) and why, in words."""
+    """The configuration chosen, how (runs, measured, model, default, explore) and why, in words."""
 
     configuration: Any
     how: str
@@ -99,12 +99,23 @@ def _untested(space, values, tested: set[str], model, rng: random.Random):
     return None, ""
 
 
-def choose_configuration(store, study: str, space, workload: Workload | None = None, processes: int | None = None,
-                         explore: float = 0.0, seed: int | None = None) -> Choice:
-    """The configuration to run ``workload`` with, from the study's measurements, its model or the defaults.
+def _runs_of(store, study: str, command: str | None, values: dict) -> list:
+    """COMPLETE runs of ``command`` recorded under ``study`` (in ``<study>-runs``) for this workload."""
+    if command is None or store.get_study(f"{study}-runs") is None:
+        return []
+    return [t for t in store.trials(study=f"{study}-runs", state="COMPLETE")
+            if t.command == command and _matches(t.config, values)]
 
-    Trials recorded by ``iotune run`` itself (runner ``command``) time whole
-    applications, not I/O, and are not used to rank configurations.
+
+def choose_configuration(store, study: str, space, workload: Workload | None = None, processes: int | None = None,
+                         explore: float = 0.0, seed: int | None = None, command: str | None = None) -> Choice:
+    """The configuration to run ``workload`` with: the application's own runs, else the study's measurements,
+    its model or the defaults (paper 001's optimization engine, Fig. 2).
+
+    Runs recorded by ``iotune run`` (study ``<study>-runs``) time whole
+    applications: once the same ``command`` has run under two or more
+    configurations, the one with the shortest mean wall time wins, so every
+    run teaches the next.  They never mix with the benchmark's I/O times.
     """
     if not 0.0 <= explore <= 1.0:
         raise IotuneError(f"--explore must be a probability between 0 and 1, got {explore}")
@@ -112,11 +123,18 @@ def choose_configuration(store, study: str, space, workload: Workload | None = N
     trials = [t for t in store.trials(study=study) if t.runner != "command" and _matches(t.config, values)]
     model = _model(store, study)
     rng = random.Random(seed)
+    runs = _runs_of(store, study, command, values)
     if explore and rng.random() < explore:
-        tested = {t.config_key for t in trials if t.state in ("COMPLETE", "INVALID")}
+        tested = {t.config_key for t in trials + runs if t.state in ("COMPLETE", "INVALID")}
         configuration, what = _untested(space, values, tested, model, rng)
         if configuration is not None:
             return Choice(configuration, "explore", f"exploring {what} (probability {explore})", notes)
+    ran = [s for s in configuration_stats(runs).values() if s.n]
+    if len(ran) >= 2:
+        fastest = min(ran, key=lambda s: s.mean_time)
+        return Choice(space.configuration(fastest.config), "runs",
+                      f"fastest of the {len(ran)} configurations this command ran with: mean wall time "
+                      f"{fastest.mean_time:.4g} s over {fastest.n} run(s)", notes)
     bests = [b for b in best_per_workload(space, trials) if _matches(b.best.config, values)]
     if bests:
         best = min(bests, key=lambda b: b.best.mean_time)

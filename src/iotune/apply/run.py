@@ -98,7 +98,7 @@ def run_command(store, study: str, command: list[str], workload: Workload | None
     space = Space.from_text(record.space_yaml, source=f"study {record.name}")
     environ = dict(os.environ if environ is None else environ)
     processes = launched_processes(command)
-    choice = choose_configuration(store, study, space, workload, processes, explore, seed)
+    choice = choose_configuration(store, study, space, workload, processes, explore, seed, shlex.join(command))
     configuration = choice.configuration
     from iotune.bench.platform import platform_info
 
