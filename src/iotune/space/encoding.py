@@ -92,10 +92,16 @@ class Encoder:
         indices = np.asarray(indices, dtype=np.int64)
         if active is None:
             active = np.ones(indices.shape, dtype=bool)
-        blocks = []
+        out = np.empty((len(indices), self.n_features))
+        at = 0
         for j, table in enumerate(self._tables):
-            column = np.where(active[:, j], indices[:, j], self._default_index[j])
-            blocks.append(table[column])
+            column = indices[:, j]
             if self._conditional[j]:
-                blocks.append(active[:, j : j + 1].astype(float))
-        return np.hstack(blocks) if blocks else np.empty((len(indices), 0))
+                column = np.where(active[:, j], column, self._default_index[j])
+            width = table.shape[1]
+            out[:, at : at + width] = table[column]
+            at += width
+            if self._conditional[j]:
+                out[:, at] = active[:, j]
+                at += 1
+        return out

@@ -81,6 +81,7 @@ class Space:
         ]
         self._radices = tuple(len(p.levels) for p in self.parameters)
         self._level_arrays = [_level_array(p) for p in self.parameters]
+        self._referenced = {name for e in [*self._when.values(), *self._constraints] for name in e.names}
 
     def _where(self, *path: Any) -> str:
         return where(self.source, self._lines, tuple(path))
@@ -291,8 +292,9 @@ class Space:
         """Per-row activity of each parameter (rows x parameters) and validity of each row."""
         rows = len(indices)
         active = np.ones(indices.shape, dtype=bool)
-        columns = {
-            p.name: (self._level_arrays[j][indices[:, j]], active[:, j]) for j, p in enumerate(self.parameters)
+        columns = {  # only what the rules read: the values of other parameters are never needed here
+            p.name: (self._level_arrays[j][indices[:, j]], active[:, j])
+            for j, p in enumerate(self.parameters) if p.name in self._referenced
         }
         for j in self._when_order:
             active[:, j] = self._when[j].evaluate_columns(columns, rows)
