@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from dataclasses import asdict
 from pathlib import Path
 
 import typer
@@ -65,31 +66,55 @@ def apply_lines(candidate, directory: str = "DIR") -> dict:
             "ior_env": ior_env(candidate.hints), "lfs_setstripe": lfs_setstripe(candidate.hints, directory)}
 
 
+def with_spread(result, db: str | None, study: str):
+    """``result`` with each candidate's spread and the separation verdict from ``study``'s repeats."""
+    from iotune.recommend.uncertainty import attach_spread
+    from iotune.store import Store
+
+    with Store(db) as store:
+        return attach_spread(result, store, study)
+
+
 def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, pricing: Path | None = None,
                   hints_dir: Path | None = None, fmt: str = "table", constraints: list[str] | tuple = (),
-                  space=None):
-    """Compute and print a recommendation from a :class:`~iotune.learning.TrainedModel`; returns it."""
+                  space=None, db: str | None = None, study: str | None = None, spread: bool = True):
+    """Compute and print a recommendation from a :class:`~iotune.learning.TrainedModel`; returns it.
+
+    With ``study`` (in store ``db``) and ``spread``, each candidate also shows
+    the run-to-run spread of its time and whether the top ones can be told
+    apart (:func:`~iotune.recommend.uncertainty.attach_spread`, paper 003).
+    """
     from iotune.recommend import CostModel, Recommender
+    from iotune.recommend.uncertainty import spread_label
 
     check_format(fmt)
     terminal = Terminal()
     cost_model = CostModel.from_yaml(pricing) if pricing else None
     result = Recommender(model, cost_model, space=space).recommend(workload, objective, top, constraints=constraints)
+    if spread and study is not None:
+        result = with_spread(result, db, study)
     system = [p for p in model.space.system_parameters]
     records, rows = [], []
     for candidate in result.candidates:
         described = " ".join(f"{p.name}={p.format(candidate.configuration[p.name])}" for p in system
                              if candidate.configuration[p.name] is not None) or "-"
         lines = apply_lines(candidate)
-        records.append({**candidate.__dict__, "apply": lines})
-        rows.append([candidate.rank, described, f"{candidate.predicted:.6g}", f"{candidate.improvement_vs_baseline:.2f}x",
-                     f"{candidate.improvement_vs_median:.2f}x", lines["mpich_mpiio_hints"] or "-"])
+        records.append({**asdict(candidate), "apply": lines})
+        row = [candidate.rank, described, f"{candidate.predicted:.6g}", f"{candidate.improvement_vs_baseline:.2f}x",
+               f"{candidate.improvement_vs_median:.2f}x", lines["mpich_mpiio_hints"] or "-"]
+        if result.separation is not None:
+            row.insert(3, spread_label(candidate.spread))
+        rows.append(row)
     if fmt == "json":
         terminal.emit([], [], "json", records={**result.to_dict(), "candidates": records})
     else:
         columns = ["rank", "configuration", f"predicted {objective} ({result.unit})", "vs baseline", "vs median",
                    "MPICH_MPIIO_HINTS"]
+        if result.separation is not None:
+            columns.insert(3, "spread of time")
         terminal.emit(columns, rows, fmt, title=f"{objective} for {' '.join(f'{k}={v}' for k, v in workload.items())}")
+    if result.separation is not None and (result.separation.message or result.separation.reason):
+        terminal.info(result.separation.message or f"spread: {result.separation.reason}")
     terminal.info(f"{result.evaluated} candidate configurations scored; baseline predicts {result.baseline_predicted:.6g} "
                   f"{result.unit}, median {result.median:.6g} {result.unit}; {result.co_champions} co-champion(s) "
                   "tie the best prediction")
@@ -114,6 +139,7 @@ def recommend(
     pricing: Path = typer.Option(None, "--pricing", help="Pricing YAML (default: illustrative 2013 EC2 prices)."),
     hints_dir: Path = typer.Option(None, "--hints-dir", help="Write one ROMIO hints file per recommendation here."),
     constraint: list[str] = typer.Option([], "--constraint", help="Extra constraint on candidates (repeatable)."),
+    no_spread: bool = typer.Option(False, "--no-spread", help="Skip the run-to-run spread and the separation verdict."),
     fmt: str = FORMAT,
     db: str = DB,
 ) -> None:
@@ -123,4 +149,5 @@ def recommend(
         raise IotuneError("give the workload with exactly one of --workload or --workload-file")
     values = parse_workload(workload) if workload is not None else read_workload_file(workload_file)
     space, trained = load_trained(db, study, model)
-    run_recommend(trained, values, objective, top, pricing, hints_dir, fmt, constraint, space=space)
+    run_recommend(trained, values, objective, top, pricing, hints_dir, fmt, constraint, space=space, db=db,
+                  study=study, spread=not no_spread)

@@ -15,7 +15,10 @@ class Candidate:
       ``P_base / P_candidate`` for time and cost, ``P_candidate / P_base`` for
       bandwidth (above 1 is better);
     - ``saving_vs_baseline`` / ``saving_vs_median``: Eq. 4 in percent, for the cost objective only;
-    - ``hints``: MPI_Info key -> value; ``env``: variables of ``env:`` parameters.
+    - ``hints``: MPI_Info key -> value; ``env``: variables of ``env:`` parameters;
+    - ``spread``: run-to-run spread of its I/O time, a
+      :class:`~iotune.recommend.uncertainty.CandidateSpread` once
+      :func:`~iotune.recommend.uncertainty.attach_spread` has run (paper 003).
     """
 
     rank: int
@@ -27,6 +30,7 @@ class Candidate:
     saving_vs_median: float | None = None
     hints: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    spread: Any = None
 
 
 @dataclass
@@ -37,6 +41,9 @@ class Recommendation:
     how many of them predict the best value within a relative tolerance (a
     tree's candidates sharing its best leaf), ``co_champion_examples`` lists a
     few.  ``median`` is the median predicted objective over all candidates.
+    ``separation``: whether the top candidates can be told apart given their
+    run-to-run spread (:class:`~iotune.recommend.uncertainty.Separation`), set
+    by :func:`~iotune.recommend.uncertainty.attach_spread`.
     """
 
     objective: str
@@ -51,6 +58,7 @@ class Recommendation:
     co_champions: int
     co_champion_examples: list[dict[str, Any]]
     model: str = ""
+    separation: Any = None
 
     @property
     def best(self) -> Candidate:
