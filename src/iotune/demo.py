@@ -86,8 +86,8 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     run(Campaign(store, study, space, settings, runner, scratch,
                  configurations=[c for c in everything if not _held_out(c)]))
 
-    say("3/5 training a CART model of I/O time on those measurements")
-    model = train(store, study, predictor="cart", target="time")
+    say("3/5 training a CART model of log I/O time on those measurements")
+    model = train(store, study, predictor="cart", target="time", log_target=True)
     store.save_model(study, model)
 
     say(f"4/5 recommending ROMIO hints for the unseen workload {_describe(HELD_OUT)}")

@@ -20,6 +20,10 @@ def _study(study: str | None) -> str:
     return study
 
 
+LOG_TARGET = typer.Option(False, "--log-target", help="Fit regressors to log(target): I/O times span orders of "
+                                                     "magnitude and a few very slow runs otherwise dominate.")
+
+
 def _number(value, digits: int = 4):
     return None if value is None else round(value, digits) if isinstance(value, float) else value
 
@@ -31,7 +35,7 @@ def train(study: str = STUDY,
                                                               "an older model of that name is replaced."),
           phase: str = typer.Option(None, "--phase", help="Learn one phase's time (write or read) instead of all."),
           folds: int = typer.Option(5, "--folds", "-k", help="Cross-validation folds."),
-          seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
+          log_target: bool = LOG_TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Train a predictor on a study's COMPLETE trials, print its metrics and save it in the store."""
     study = _study(study)
     from iotune.learning.training import train as fit
@@ -40,7 +44,8 @@ def train(study: str = STUDY,
     check_format(fmt)
     terminal = Terminal()
     with Store(db) as store:
-        model = fit(store, study, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed)
+        extra = {"log_target": True} if log_target else {}
+        model = fit(store, study, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed, **extra)
         model_id = store.save_model(model.study, model)
     dropped = model.metrics["dropped"]
     terminal.info(f"study {model.study}: {model.n_samples} samples"
@@ -57,7 +62,7 @@ def train(study: str = STUDY,
 
 def evaluate(study: str = STUDY, target: str = TARGET,
              folds: int = typer.Option(5, "--folds", "-k", help="Cross-validation folds (fewer when fewer rows)."),
-             seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
+             log_target: bool = LOG_TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Compare cart, rankboost, forest, linear and random: k-fold errors and leave-one-workload-out regret."""
     study = _study(study)
     from iotune.learning.evaluation import PredictorScore, evaluate as score
@@ -65,7 +70,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
 
     check_format(fmt)
     with Store(db) as store:
-        scores = score(store, study, target, folds=folds, seed=seed)
+        scores = score(store, study, target, folds=folds, seed=seed, log_target=log_target)
     columns = list(PredictorScore.__dataclass_fields__)
     rows = [[_number(value) for value in s.to_dict().values()] for s in scores]
     headers = {"mape": "mape %", "accuracy": "acc. % (100-MAPE)", "kendall_tau": "tau", "top1_mean": "top1 mean",

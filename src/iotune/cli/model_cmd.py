@@ -219,3 +219,41 @@ def simulate_cache(trace: str = typer.Option("cm1", "--trace", help="cm1 or lamm
              ",".join(f"{s:g}" for s in r.cache_sizes_gb)] for r in results.values()]
     Terminal().emit(["policy", "completion (s)", "end (s)", "cost (AGBs)", "cache sizes (GB)"], rows, fmt,
                     title=f"{trace} per VM, default ElasticConfig (paper 002, Sec. IV-A)")
+
+
+@app.command("calibrate")
+def calibrate(datasets: str = typer.Option("16,32,64", "--datasets", help="Dataset sizes x in MiB (paper: GB)."),
+              caches: str = typer.Option("32,64,128", "--caches", help="Cache disk sizes M in MiB (paper: GB)."),
+              slow_mbps: float = typer.Option(33.0, "--slow-mbps", help="B_b: backing disk limit, MB/s."),
+              fast_mbps: float = typer.Option(128.0, "--fast-mbps", help="B_c: cache disk limit, MB/s."),
+              repeats: int = typer.Option(2, "--repeats", help="Measurements per (x, M)."),
+              output: str = typer.Option(None, "--output", help="Write the YAML that 'model cache --calibration' reads."),
+              fmt: str = FORMAT) -> None:
+    """Measure B_M(x) and D_M(x) with dd on throttled loop disks (paper 002, Sec. III-C/D; needs root)."""
+    from iotune.analytic.calibration import measure_calibration
+    from iotune.analytic.errors import ModelError
+
+    check_format(fmt)
+    result = measure_calibration(_numbers(datasets, "--datasets", int), _numbers(caches, "--caches", int),
+                                 slow_mbps, fast_mbps, repeats)
+    if output is not None:
+        try:
+            with open(output, "w", encoding="utf-8") as stream:
+                stream.write(result.to_yaml())
+        except OSError as error:
+            raise ModelError(f"cannot write {output}: {error.strerror or error}") from None
+    b, d = result.throughput(), result.attach()
+    fast, slow = result.fast_mbps_measured(), result.slow_mbps_measured()
+    rows = []
+    for i, x in enumerate(result.dataset_mib):
+        for j, m in enumerate(result.cache_mib):
+            cached = [s.cached_mib for s in result.samples if (s.dataset_mib, s.cache_mib) == (x, m)]
+            rows.append([x, m, min(cached), round(float(b.values[i, j]), 2), round(float(d.values[i, j]), 3),
+                         round(fast[x], 2) if x in fast else None, round(slow[x], 2)])
+    terminal = Terminal()
+    terminal.emit(["dataset MiB", "cache MiB", "cached MiB", "B_M(x) MB/s", "D_M(x) s", "fast B(x) MB/s",
+                   "slow B(x) MB/s"], rows, fmt,
+                  title=f"calibration measured on loop disks at {slow_mbps:g} / {fast_mbps:g} MB/s, "
+                        f"mean of {repeats} (paper 002, Sec. III-C/D, scaled GB -> MiB)")
+    if output is not None:
+        terminal.info(f"wrote {output}: use it with 'iotune model cache --calibration {output}' (sizes in GB = MiB/1024)")

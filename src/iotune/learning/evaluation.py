@@ -44,7 +44,8 @@ class PredictorScore:
         return asdict(self)
 
 
-def evaluate_dataset(dataset: Dataset, predictors=EVALUATED, folds: int = 5, seed: int = 0) -> list[PredictorScore]:
+def evaluate_dataset(dataset: Dataset, predictors=EVALUATED, folds: int = 5, seed: int = 0,
+                     log_target: bool = False) -> list[PredictorScore]:
     """Score each predictor on ``dataset`` (k-fold with ``min(folds, n)`` folds; regret at top-1 and top-3)."""
     if folds < 2:
         raise LearningError(f"--folds must be at least 2, got {folds}")
@@ -53,13 +54,14 @@ def evaluate_dataset(dataset: Dataset, predictors=EVALUATED, folds: int = 5, see
         raise LearningError(f"unknown predictor {unknown[0]!r}; choose from: {', '.join(EVALUATED)}")
     scores = []
     for name in predictors:
-        errors = cross_validate(name, dataset, folds, seed)
-        regret = workload_regret(name, dataset, 3, seed)
+        errors = cross_validate(name, dataset, folds, seed, log_target=log_target)
+        regret = workload_regret(name, dataset, 3, seed, log_target=log_target)
         scores.append(PredictorScore(predictor=name, **errors, **regret))
     return scores
 
 
 def evaluate(store, study: str, target: str = "time", predictors=EVALUATED, folds: int = 5, seed: int = 0,
-             phase: str | None = None) -> list[PredictorScore]:
-    """:func:`evaluate_dataset` on the COMPLETE trials of ``study`` for ``target``."""
-    return evaluate_dataset(Dataset.from_store(store, study, target, phase=phase), predictors, folds, seed)
+             phase: str | None = None, log_target: bool = False) -> list[PredictorScore]:
+    """:func:`evaluate_dataset` on the COMPLETE trials of ``study`` for ``target`` (regressors on log(y) if asked)."""
+    return evaluate_dataset(Dataset.from_store(store, study, target, phase=phase), predictors, folds, seed,
+                            log_target)

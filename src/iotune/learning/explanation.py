@@ -68,7 +68,8 @@ def explain(store, study: str, model: str | None = None, target: str = "time", s
     options = stored.dataset_options if stored else {}
     dataset = Dataset.from_store(store, study, target, categorical=stored.categorical if stored else "onehot",
                                  **options)
-    fitted = {stored.predictor_name: stored.estimator} if stored else {}
+    # a model fitted on log(target) wraps its regressor (sklearn's TransformedTargetRegressor)
+    fitted = {stored.predictor_name: getattr(stored.estimator, "regressor_", stored.estimator)} if stored else {}
     for name in ("cart", "forest"):
         if name not in fitted:
             fitted[name] = build(name, dataset, seed).fit(dataset.X, dataset.y)
