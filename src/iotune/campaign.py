@@ -7,10 +7,18 @@ trial left RUNNING by a dead campaign is run again, FAILED ones only when asked.
 Repeats are interleaved (every configuration once, then every configuration
 again) so that slow drift of the machine spreads over all configurations
 instead of biasing the ones measured last.
+
+A space with storage parameters (``fs``, ``devices``, ``device_class``, ...;
+see :mod:`iotune.bench.mapping`) is measured on testbeds: the campaign groups
+each round of repeats by storage configuration, builds one testbed per group
+through its ``storage`` provider, runs the group's trials on it and tears it
+down before the next group, and records the storage in every trial
+(``Measurement.extra["storage"]``).
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable
@@ -19,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from iotune.bench.mapping import benchmark_spec, check_runnable
+from iotune.bench.mapping import benchmark_spec, check_runnable, storage_config, storage_parameters
 from iotune.bench.trial import Measurement
 from iotune.errors import IotuneError, SpaceError
 from iotune.space import Configuration, Space
@@ -142,6 +150,8 @@ class CampaignReport:
     saved_seconds: float = 0.0
     interrupted: bool = False
     seconds: float = 0.0
+    testbeds_built: int = 0
+    testbed_warnings: list[str] = field(default_factory=list)
 
 
 TrialCallback = Callable[[Configuration, int, Measurement], None]
@@ -151,9 +161,14 @@ class Campaign:
     """Runs a study's plan through a runner into a store, committing every trial as it ends."""
 
     def __init__(self, store, study_name: str, space: Space, settings: CampaignSettings, runner, scratch: Path,
-                 configurations: list[Configuration] | None = None):
+                 configurations: list[Configuration] | None = None, storage=None):
         """``configurations``, when given, replaces ``plan(space, settings)``: a designed list (e.g. a
-        screening design) that must be deterministic and free of duplicates so that ``--resume`` finds it again."""
+        screening design) that must be deterministic and free of duplicates so that ``--resume`` finds it again.
+
+        ``storage`` builds the testbeds of a space with storage parameters (e.g.
+        :class:`iotune.testbed.TestbedProvider`); their trials then run on its runners
+        and mountpoints, not on ``runner`` and ``scratch``.  A space with storage
+        parameters and no (usable) provider is refused here, before anything runs."""
         self.store = store
         self.configurations = None if configurations is None else list(configurations)
         self.study_name = study_name
@@ -161,7 +176,14 @@ class Campaign:
         self.settings = settings
         self.runner = runner
         self.scratch = Path(scratch)
+        self.storage = storage
         check_runnable(space)
+        varied = [p.name for p in storage_parameters(space)]
+        if varied and storage is None:
+            raise SpaceError(f"parameter(s) {', '.join(varied)} set the storage, which only a testbed applies: "
+                             "run iotune bench as root on a machine with loop devices and the blkio cgroup")
+        if varied:
+            storage.check()
 
     def planned(self) -> list[Configuration]:
         """The configurations this campaign measures: the given list, else the study's plan."""
@@ -199,15 +221,19 @@ class Campaign:
         started = time.monotonic()
         specs = {c.key: benchmark_spec(self.space, c, self.settings.benchmark)
                  for c in self.planned()}  # refuse a bad spec before the store is touched
+        defaults = getattr(self.storage, "defaults", None)
+        storages = {c.key: storage_config(self.space, c, defaults) for c in self.planned()}
         study = self.open_study(resume)
         todo, done, running = self.pending(study, retry_failed)
         # within a round of repeats, trials that need the same MPI world (process count, environment) run
         # together, so the runner restarts mpiexec once per group, not at every change of the shuffled order
-        todo.sort(key=lambda item: (item[1], _world_key(specs[item[0].key])))
+        # (and, first, the same testbed: each storage configuration is built once per round)
+        todo.sort(key=lambda item: (item[1], _storage_key(storages[item[0].key]), _world_key(specs[item[0].key])))
         report = CampaignReport(planned=len(todo) + done, already_done=done, rerun_running=running)
         platform_id = self.store.register_platform(platform) if platform else None
         precise_enough = self._adaptive_rule(study)
         walls: list[float] = []
+        session, session_key = None, None
         if on_start:
             on_start(len(todo))
         try:
@@ -216,9 +242,22 @@ class Campaign:
                     report.not_needed += 1
                     continue
                 spec = specs[configuration.key]
+                runner, scratch, storage = self.runner, self.scratch, storages[configuration.key]
+                if storage is not None:
+                    if session is None or session_key != _storage_key(storage):
+                        if session is not None:
+                            session, closing = None, session
+                            report.testbed_warnings += closing.close()
+                        session, session_key = self.storage.open(storage), _storage_key(storage)
+                        report.testbeds_built += 1
+                        if platform:  # the caller's platform describes its scratch, not the testbed's file system
+                            platform_id = self.store.register_platform({**platform, "fs_type": storage.fs})
+                    runner, scratch = session.runner, session.scratch
                 trial_id = self.store.start_trial(study.id, configuration.to_dict(), configuration.key,
                                                   configuration.workload_key, repeat, platform_id, spec.to_dict())
-                measurement = self.runner.run(spec, self.scratch)
+                measurement = runner.run(spec, scratch)
+                if storage is not None:
+                    measurement.extra["storage"] = storage.to_dict()
                 self.store.finish_trial(trial_id, measurement)
                 walls.append(measurement.wall_seconds)
                 if measurement.status == "COMPLETE":
@@ -230,6 +269,9 @@ class Campaign:
                     on_trial(configuration, repeat, measurement)
         except KeyboardInterrupt:
             report.interrupted = True
+        finally:
+            if session is not None:
+                report.testbed_warnings += session.close()
         if walls:
             report.saved_seconds = report.not_needed * sum(walls) / len(walls)
         report.seconds = time.monotonic() - started
@@ -238,6 +280,10 @@ class Campaign:
     def _adaptive_rule(self, study) -> _AdaptiveRule:
         return _AdaptiveRule(self.settings, self.store.trials(study=study.name, state="COMPLETE")
                              if self.settings.adaptive else [])
+
+
+def _storage_key(storage) -> str:
+    return "" if storage is None else json.dumps(storage.to_dict(), sort_keys=True)
 
 
 def _world_key(spec) -> tuple:

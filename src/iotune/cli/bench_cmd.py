@@ -47,8 +47,12 @@ def prepare_scratch(scratch: Path) -> Path:
 def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: str | None, resume: bool,
                  retry_failed: bool, repeats: int | None, scratch: Path, runner_kind: str, timeout: float,
                  seed: int | None = None, samples: int | None = None, design: str | None = None,
-                 mpiexec: str | None = None, adaptive: dict | None = None):
-    """Shared body of ``bench`` and ``demo``; returns (store URL, study name, space)."""
+                 mpiexec: str | None = None, adaptive: dict | None = None, testbed_dir: Path | None = None,
+                 storage_defaults: dict | None = None):
+    """Shared body of ``bench`` and ``demo``; returns (store URL, study name, space).
+
+    A spec with storage parameters runs on testbeds (in ``testbed_dir``, StorageConfig
+    fields not varied by the spec from ``storage_defaults``), one per storage configuration."""
     from iotune.bench.platform import platform_info
     from iotune.campaign import Campaign, CampaignSettings, load_campaign, parse_campaign
     from iotune.store import Store
@@ -68,13 +72,31 @@ def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: 
         with Store(db) as store:
             runner = make_runner(runner_kind, timeout, mpiexec)
             try:
-                campaign = Campaign(store, study, space, settings, runner, scratch)
+                campaign = Campaign(store, study, space, settings, runner, scratch,
+                                    storage=storage_provider(space, runner_kind, timeout, mpiexec, testbed_dir,
+                                                             storage_defaults))
                 with_progress(terminal, campaign, resume, retry_failed, platform_info(scratch))
             finally:
                 runner.close()
             return store.url, study, space
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def storage_provider(space, runner_kind: str, timeout: float, mpiexec: str | None, testbed_dir: Path | None,
+                     defaults: dict | None):
+    """A TestbedProvider when ``space`` has storage parameters, else None."""
+    from iotune.bench.mapping import storage_parameters
+
+    if not storage_parameters(space):
+        return None
+    from iotune.testbed import TestbedProvider
+
+    provider = TestbedProvider(testbed_dir, lambda wrapper: make_runner(runner_kind, timeout, wrapper), mpiexec,
+                               defaults)
+    provider.check()
+    Terminal().info("the spec varies storage: each storage configuration is measured on its own testbed")
+    return provider
 
 
 def with_progress(terminal: Terminal, campaign, resume: bool, retry_failed: bool, platform: dict):

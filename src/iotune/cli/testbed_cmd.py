@@ -123,14 +123,24 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
           write_mbps: float = WRITE_MBPS, read_mbps: float = READ_MBPS, iops: int = IOPS,
           mount_options: str = MOUNT_OPTIONS, size_mib: int = SIZE_MIB, root: Path = ROOT,
           mpiexec: str = MPIEXEC, db: str = DB) -> None:
-    """Build a testbed, run ``iotune bench`` on it with the MPI ranks inside its cgroup, tear it down."""
+    """Build a testbed, run ``iotune bench`` on it with the MPI ranks inside its cgroup, tear it down.
+
+    When the spec itself varies storage (fs, device_class, ...), one testbed is built per storage
+    configuration instead, and these options fix what the spec does not vary."""
+    from iotune.bench.mapping import storage_parameters
     from iotune.campaign import load_campaign
-    from iotune.cli.bench_cmd import run_campaign
+    from iotune.cli.bench_cmd import default_scratch, run_campaign
     from iotune.testbed import Testbed
 
     config = _config(fs, devices, raid0, scheduler, write_mbps, read_mbps, iops, mount_options, size_mib)
-    study = study or load_campaign(spec)[0].name
+    space = load_campaign(spec)[0]
+    study = study or space.name
     terminal = Terminal()
+    if storage_parameters(space):
+        run_campaign(spec, None, study, db, False, False, repeats, default_scratch(), runner, timeout,
+                     mpiexec=mpiexec, testbed_dir=root, storage_defaults=config.to_dict())
+        terminal.info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
+        return
     with Testbed(root) as bed:
         built = bed.build(config)
         terminal.info(f"testbed {built.name}: {config.fs} at {built.mountpoint}, {_limits(config.to_dict())} per "

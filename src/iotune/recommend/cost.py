@@ -8,6 +8,19 @@ instance per I/O server; part-time I/O servers share compute instances and add
 none (paper 000, Sec. 2.1).  Compute instances are given, or derived as
 ``ceil(processes / cores per instance)`` when the configuration has a
 ``processes`` parameter and the pricing file gives the instance's cores.
+
+Storage (paper 002, Sec. III-B): when a configuration names a ``device_class``
+(or the pricing file sets ``default_device_class`` and the configuration has
+``devices``), its reserved storage is billed on top of the instances::
+
+    storage cost = devices x (GB reserved x price_gb_hour + MB/s reserved x price_mbps_hour) x hours
+
+per device of the class: GB reserved is the class's ``size_gb`` (GB = 10**9
+bytes), MB/s reserved is ``max(write_mbps, read_mbps)`` (MB = 10**6 bytes), and
+hours is the run time.  Paper 002 meters the product size x bandwidth x time
+("adjusted GB-seconds"); cloud offerings with reserved bandwidth price size and
+bandwidth separately, so the two terms are added here, each with its own price,
+which keeps the sum in the currency of the instance prices (paper 000, Eq. 2).
 """
 
 from __future__ import annotations
@@ -29,11 +42,70 @@ PLACEMENT = "placement"
 DEDICATED = "dedicated"
 IO_SERVERS = "io_servers"
 PROCESSES = "processes"
+DEVICE_CLASS = "device_class"
+DEVICES = "devices"
 SECONDS_PER_HOUR = 3600.0
 
 
 class CostError(IotuneError, ValueError):
     """A price, instance type or instance count needed for a cost is missing or invalid."""
+
+
+@dataclass(frozen=True)
+class DeviceClass:
+    """A class of block device: its throttles (what the testbed builds) and its prices (what it costs).
+
+    ``write_mbps``/``read_mbps`` are MB/s (10**6 B/s) per device, ``iops`` operations
+    per second per device and direction (None: unlimited); ``size_gb`` is the GB
+    (10**9 B) reserved per device; prices are per GB-hour and per (MB/s)-hour.
+    """
+
+    name: str
+    write_mbps: float
+    read_mbps: float
+    iops: int | None = None
+    size_gb: float = 0.0
+    price_gb_hour: float = 0.0
+    price_mbps_hour: float = 0.0
+
+    @property
+    def reserved_mbps(self) -> float:
+        """Bandwidth reserved per device in MB/s: the larger of the two limits."""
+        return max(self.write_mbps, self.read_mbps)
+
+    def price_per_hour(self, devices: int = 1) -> float:
+        """Storage price of ``devices`` such devices per hour (module docstring, paper 002 Sec. III-B)."""
+        return devices * (self.size_gb * self.price_gb_hour + self.reserved_mbps * self.price_mbps_hour)
+
+
+def _number(where: str, name: str, key: str, value, positive: bool = False, optional: bool = False):
+    if optional and value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (positive and value == 0):
+        raise CostError(f"{where}: device class {name!r} needs {key}, a {'positive' if positive else 'non-negative'} "
+                        f"number, got {value!r}")
+    return value
+
+
+def _device_classes(data: dict, where: str) -> dict[str, DeviceClass]:
+    raw = data.get("device_classes") or {}
+    if not isinstance(raw, dict):
+        raise CostError(f"{where}: 'device_classes:' must map class names to write_mbps, read_mbps and prices")
+    classes = {}
+    for name, entry in raw.items():
+        if not isinstance(entry, dict):
+            raise CostError(f"{where}: device class {name!r} must be a mapping, got {entry!r}")
+        unknown = sorted(set(entry) - {"write_mbps", "read_mbps", "iops", "size_gb", "price_gb_hour",
+                                       "price_mbps_hour", "description"})
+        if unknown:
+            raise CostError(f"{where}: device class {name!r} has unknown field(s) {unknown}")
+        values = {key: _number(where, name, key, entry.get(key), positive=True)
+                  for key in ("write_mbps", "read_mbps")}
+        values.update({key: float(_number(where, name, key, entry.get(key, 0.0)))
+                       for key in ("size_gb", "price_gb_hour", "price_mbps_hour")})
+        iops = _number(where, name, "iops", entry.get("iops"), positive=True, optional=True)
+        classes[str(name)] = DeviceClass(str(name), iops=None if iops is None else int(iops), **values)
+    return classes
 
 
 @dataclass(frozen=True)
@@ -45,6 +117,8 @@ class CostModel:
     default_instance_type: str | None = None
     currency: str = "USD"
     source: str = ""
+    device_classes: Mapping[str, DeviceClass] = field(default_factory=dict)
+    default_device_class: str | None = None
 
     @classmethod
     def from_yaml(cls, path: str | Path | None = None) -> CostModel:
@@ -75,8 +149,31 @@ class CostModel:
                 if isinstance(entry["cores"], bool) or not isinstance(entry["cores"], int) or entry["cores"] < 1:
                     raise CostError(f"{where}: instance type {name!r}: cores must be a positive integer")
                 cores[str(name)] = entry["cores"]
+        classes = _device_classes(data, where)
+        default_class = data.get("default_device_class")
+        if default_class is not None and default_class not in classes:
+            raise CostError(f"{where}: default_device_class {default_class!r} is not among device_classes "
+                            f"({', '.join(classes) or 'none'})")
         return cls(prices, cores, data.get("default_instance_type"), str(data.get("currency", "USD")),
-                   str(data.get("source", "")))
+                   str(data.get("source", "")), classes, default_class)
+
+    def device_class(self, name: str) -> DeviceClass:
+        """The device class ``name``; CostError naming the known ones when it is unknown."""
+        if name not in self.device_classes:
+            raise CostError(f"no device class {name!r} in the pricing file "
+                            f"(known: {', '.join(self.device_classes) or 'none'})")
+        return self.device_classes[name]
+
+    def storage_price(self, configuration: Mapping[str, Any]) -> float:
+        """Storage price per hour of ``configuration``'s devices; 0 when it names no device class."""
+        name = configuration.get(DEVICE_CLASS) or self.default_device_class
+        if name is None:
+            return 0.0
+        return self.device_class(str(name)).price_per_hour(int(configuration.get(DEVICES) or 1))
+
+    def storage_cost(self, seconds: float, configuration: Mapping[str, Any]) -> float:
+        """Cost in the pricing currency of the storage reserved for a run of ``seconds`` (module docstring)."""
+        return float(seconds) / SECONDS_PER_HOUR * self.storage_price(configuration)
 
     def price(self, instance_type: str | None) -> float:
         """Price of one instance-hour of ``instance_type`` (``None``: the default type)."""
@@ -101,7 +198,8 @@ class CostModel:
     def cost(self, seconds: float, configuration: Mapping[str, Any], compute_instances: int | None = None) -> float:
         """Cost in the pricing currency of a run taking ``seconds`` (Eq. 2)."""
         price = self.price(configuration.get(INSTANCE_TYPE))
-        return float(seconds) / SECONDS_PER_HOUR * self.instances(configuration, compute_instances) * price
+        instances = float(seconds) / SECONDS_PER_HOUR * self.instances(configuration, compute_instances) * price
+        return instances + self.storage_cost(seconds, configuration)
 
     def cost_indices(self, seconds: np.ndarray, space, indices: np.ndarray, active: np.ndarray,
                      compute_instances: int | None = None) -> np.ndarray:
@@ -139,7 +237,29 @@ class CostModel:
             dedicated = np.array([level == DEDICATED for level in space.parameters[p].levels])[indices[:, p]]
             servers = np.array(space.parameters[s].levels, dtype=np.int64)[indices[:, s]]
             instances = compute + np.where(dedicated & active[:, p] & active[:, s], servers, 0)
-        return np.asarray(seconds, dtype=float) / SECONDS_PER_HOUR * instances * price
+        return np.asarray(seconds, dtype=float) / SECONDS_PER_HOUR * (instances * price
+                                                                      + self._storage_prices(space, indices, active))
+
+    def _storage_prices(self, space, indices: np.ndarray, active: np.ndarray) -> np.ndarray | float:
+        """Storage price per hour of each row (0 without a device class), as :meth:`storage_price`."""
+        names = {p.name: j for j, p in enumerate(space.parameters)}
+        rows = len(indices)
+        if DEVICE_CLASS in names:
+            j = names[DEVICE_CLASS]
+            per_level = np.array([self.device_class(str(level)).price_per_hour()
+                                  for level in space.parameters[j].levels])
+            default = self.device_class(self.default_device_class).price_per_hour() \
+                if self.default_device_class else 0.0
+            per_device = np.where(active[:, j], per_level[indices[:, j]], default)
+        elif self.default_device_class:
+            per_device = np.full(rows, self.device_class(self.default_device_class).price_per_hour())
+        else:
+            return 0.0
+        if DEVICES in names:
+            j = names[DEVICES]
+            counts = np.array(space.parameters[j].levels, dtype=float)[indices[:, j]]
+            return per_device * np.where(active[:, j], counts, 1.0)
+        return per_device
 
     def _compute(self, compute_instances: int | None, processes: int | None, instance_type: str | None) -> int:
         if compute_instances is not None:

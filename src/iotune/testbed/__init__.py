@@ -8,6 +8,7 @@ after a crash and nothing else.
 from iotune.testbed.cgroup import cgroup_of, run_in_cgroup
 from iotune.testbed.config import FILE_SYSTEMS, SCHEDULERS, StorageConfig
 from iotune.testbed.errors import TestbedError, TestbedUnsupportedError
+from iotune.testbed.provider import StorageSession, TestbedProvider
 from iotune.testbed.system import support_problem
 from iotune.testbed.testbed import Built, Testbed, cleanup, default_root, list_testbeds, teardown_state
 
@@ -16,8 +17,10 @@ __all__ = [
     "SCHEDULERS",
     "Built",
     "StorageConfig",
+    "StorageSession",
     "Testbed",
     "TestbedError",
+    "TestbedProvider",
     "TestbedUnsupportedError",
     "cgroup_of",
     "cleanup",
