@@ -1,6 +1,5 @@
 """Recommender: finds the optimum, ranks, de-duplicates, respects constraints, prices, refuses bad input."""
 
-import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import LinearRegression

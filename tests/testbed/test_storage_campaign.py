@@ -11,7 +11,7 @@ import pytest
 
 from iotune.bench.mapping import check_runnable, storage_config, storage_parameters
 from iotune.bench.trial import Measurement, PhaseResult
-from iotune.campaign import Campaign, CampaignSettings, parse_campaign
+from iotune.campaign import Campaign, parse_campaign
 from iotune.errors import SpaceError
 from iotune.space import Space
 from iotune.store import Store

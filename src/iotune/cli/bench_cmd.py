@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import tempfile
-from importlib import resources
 from pathlib import Path
 
 import typer
@@ -44,24 +43,21 @@ def prepare_scratch(scratch: Path) -> Path:
     return scratch
 
 
-def run_campaign(spec_path: Path | None, spec_text: str | None, study: str, db: str | None, resume: bool,
+def run_campaign(spec_path: Path, study: str, db: str | None, resume: bool,
                  retry_failed: bool, repeats: int | None, scratch: Path, runner_kind: str, timeout: float,
                  seed: int | None = None, samples: int | None = None, design: str | None = None,
                  mpiexec: str | None = None, adaptive: dict | None = None, testbed_dir: Path | None = None,
                  storage_defaults: dict | None = None):
-    """Shared body of ``bench`` and ``demo``; returns (store URL, study name, space).
+    """Shared body of ``bench`` and ``testbed bench``; returns (store URL, study name, space).
 
     A spec with storage parameters runs on testbeds (in ``testbed_dir``, StorageConfig
     fields not varied by the spec from ``storage_defaults``), one per storage configuration."""
     from iotune.bench.platform import platform_info
-    from iotune.campaign import Campaign, CampaignSettings, load_campaign, parse_campaign
+    from iotune.campaign import Campaign, CampaignSettings, load_campaign
     from iotune.store import Store
 
     terminal = Terminal()
-    if spec_text is not None:
-        space, settings = parse_campaign(spec_text, source="demo.yaml")
-    else:
-        space, settings = load_campaign(spec_path)
+    space, settings = load_campaign(spec_path)
     overrides = {k: v for k, v in (("repeats", repeats), ("seed", seed), ("samples", samples),
                                    ("design", design), ("adaptive", adaptive)) if v is not None}
     if overrides:
@@ -157,7 +153,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
 
     if study is None:
         study = load_campaign(spec)[0].name
-    url, study, _ = run_campaign(spec, None, study, db, resume, retry_failed, repeats, scratch or default_scratch(),
+    url, study, _ = run_campaign(spec, study, db, resume, retry_failed, repeats, scratch or default_scratch(),
                                  runner, timeout, seed, samples, design, mpiexec,
                                  None if adaptive is None else {"rel_half_width": adaptive, "confidence": confidence,
                                                                 "min_repeats": min_repeats})

@@ -137,7 +137,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
     study = study or space.name
     terminal = Terminal()
     if storage_parameters(space):
-        run_campaign(spec, None, study, db, False, False, repeats, default_scratch(), runner, timeout,
+        run_campaign(spec, study, db, False, False, repeats, default_scratch(), runner, timeout,
                      mpiexec=mpiexec, testbed_dir=root, storage_defaults=config.to_dict())
         terminal.info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
         return
@@ -145,6 +145,6 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
         built = bed.build(config)
         terminal.info(f"testbed {built.name}: {config.fs} at {built.mountpoint}, {_limits(config.to_dict())} per "
                       "device (buffered writes are throttled only when the process fsyncs them)")
-        run_campaign(spec, None, study, db, False, False, repeats, built.mountpoint, runner, timeout,
+        run_campaign(spec, study, db, False, False, repeats, built.mountpoint, runner, timeout,
                      mpiexec=bed.mpiexec_wrapper(mpiexec))
     terminal.info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
