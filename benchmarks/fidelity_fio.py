@@ -39,13 +39,19 @@ from iotune.bench.trial import MIB, BenchmarkSpec
 from iotune.units import format_size, parse_size
 
 
-def fio_bandwidth(directory: Path, size: int, block: int, procs: int) -> float:
+def fio_bandwidth(directory: Path, size: int, block: int, procs: int, testbed=None) -> float:
     """fio's aggregate write bandwidth in MiB/s (psync, buffered, fsync at end, no preallocation)."""
     command = ["fio", "--name=fidelity", f"--directory={directory}", "--rw=write", f"--bs={block}",
                f"--size={size}", "--ioengine=psync", "--end_fsync=1", "--fallocate=none", "--create_on_open=1", "--refill_buffers=1",
                "--unlink=1",
                f"--numjobs={procs}", "--group_reporting", "--output-format=json"]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    if testbed is None:
+        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    else:
+        process = testbed.run_in_cgroup(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        output, errors = process.communicate()
+        if process.returncode:
+            raise SystemExit(f"fio failed: {errors.strip()}")
     write = json.loads(output[output.index("{"):])["jobs"][0]["write"]
     # with group_reporting, write.runtime is the longest job's (ms); job_runtime would be their sum
     return write["io_bytes"] / MIB / (write["runtime"] / 1000.0)
@@ -98,11 +104,23 @@ def main() -> None:
     parser.add_argument("--procs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--ramdisk", action="store_true", help="ext4 on a loop device in /dev/shm (root)")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds of pause before every run")
+    parser.add_argument("--throttle", type=float, default=None, metavar="MBPS",
+                        help="run both tools on an iotune testbed (ext4, loop device) throttled to MBPS (root)")
     args = parser.parse_args()
     if not shutil.which("fio"):
         raise SystemExit("fio is not installed (apt-get install fio)")
     size, block = parse_size(args.size), parse_size(args.bs)
-    if args.ramdisk:
+    if args.throttle:
+        from iotune.testbed import StorageConfig, Testbed
+
+        size_mib = max(512, 3 * size * max(args.procs) // MIB)
+        with Testbed() as testbed:
+            built = testbed.build(StorageConfig(fs="ext4", write_mbps=args.throttle, read_mbps=args.throttle,
+                                                size_mib=size_mib))
+            args.dir = built.mountpoint
+            print(f"testbed: ext4 on {', '.join(built.devices)}, write and read limited to {args.throttle:g} MB/s")
+            compare(args, size, block, testbed)
+    elif args.ramdisk:
         with ramdisk(size * max(args.procs) * 2 + 256 * MIB) as mountpoint:
             args.dir = mountpoint
             compare(args, size, block)
@@ -114,17 +132,17 @@ def main() -> None:
             shutil.rmtree(args.dir, ignore_errors=True)
 
 
-def compare(args, size: int, block: int) -> None:
+def compare(args, size: int, block: int, testbed=None) -> None:
     fs = subprocess.run(["stat", "-f", "-c", "%T", str(args.dir)], capture_output=True, text=True).stdout.strip()
     print(f"machine: {platform.node()} {platform.machine()} kernel {platform.release()}; dir {args.dir} ({fs})")
     print(f"{format_size(size)} per process, {format_size(block)} requests, write + fsync, {args.runs} runs each")
-    runner = BuiltinRunner()
+    runner = testbed.runner() if testbed is not None else BuiltinRunner()
     try:
         for procs in args.procs:
             fio_runs, iotune_runs = [], []
             order = random.Random(procs)
             for _ in range(args.runs):
-                pair = [("fio", lambda: fio_bandwidth(args.dir, size, block, procs)),
+                pair = [("fio", lambda: fio_bandwidth(args.dir, size, block, procs, testbed)),
                         ("iotune", lambda: iotune_bandwidth(runner, args.dir, size, block, procs))]
                 order.shuffle(pair)  # which tool goes first changes run to run: no order effect survives
                 for tool, measure in pair:
