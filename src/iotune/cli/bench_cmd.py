@@ -165,9 +165,15 @@ def demo(db: str = DB,
          resume: bool = typer.Option(False, "--resume", help="Continue the named demo study."),
          repeats: int = typer.Option(None, "--repeats", "-r", help="Repeats per configuration (default 3)."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
+         testbed: bool = typer.Option(False, "--testbed", help="Tune the storage itself instead (root): file "
+                                      "system and device class on throttled loop devices (testbed_demo.yaml)."),
          mpiexec: str = MPIEXEC) -> None:
     """A real tuning campaign on this machine: screen, measure, train, recommend for an unseen workload, check it."""
     from datetime import datetime
+
+    if testbed:
+        return testbed_demo(db, study or datetime.now().strftime("testbed-demo-%Y%m%d-%H%M%S"), resume, repeats,
+                            mpiexec)
 
     from iotune.bench.platform import platform_info
     from iotune.cli.results_cmd import show_best
@@ -196,6 +202,19 @@ def demo(db: str = DB,
     show_screen(outcome.screen, "table", f"study {study}-screen: which parameters matter")
     show_best(db, study, "table")
     show_judgement(terminal, outcome)
+
+
+def testbed_demo(db: str | None, study: str, resume: bool, repeats: int | None, mpiexec: str | None) -> None:
+    """The bundled storage campaign: each file system x device class built on a testbed, measured, torn down."""
+    from importlib import resources
+
+    from iotune.cli.results_cmd import show_best
+
+    Terminal().info("iotune demo --testbed: ext4 and xfs on loop devices throttled like slow (33 MB/s) and fast "
+                    "(128 MB/s) cloud volumes, against the transfer size; 2 MPI processes, 32 MiB each")
+    with resources.as_file(resources.files("iotune.data").joinpath("testbed_demo.yaml")) as spec:
+        run_campaign(spec, study, db, resume, False, repeats, default_scratch(), "builtin", 600.0, mpiexec=mpiexec)
+    show_best(db, study, "table")
 
 
 def show_judgement(terminal: Terminal, outcome) -> None:
