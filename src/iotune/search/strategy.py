@@ -12,6 +12,7 @@ avoid redoing the test for an existing result").
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 import numbers
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ class SearchResult:
     history: list[tuple[dict, float]] = field(default_factory=list)
 
 
-class Strategy:
+class Strategy(ABC):
     """Base of the search heuristics.
 
     ``budget`` caps distinct evaluations (None: unlimited); ``seed`` fixes the
@@ -71,8 +72,9 @@ class Strategy:
             raise SearchError(f"budget must be an integer >= 1 or None, got {value!r}")
         self._budget = value
 
+    @abstractmethod
     def _search(self, rng: np.random.Generator) -> Generator[tuple, float, None]:
-        raise NotImplementedError
+        """Yield grid keys to evaluate; each yield receives the value told for it (lower is better)."""
 
     def _note(self, key: tuple, value: float) -> None:
         if value < self.best_value:
