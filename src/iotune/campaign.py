@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from iotune.bench.mapping import benchmark_spec, check_runnable, storage_config, storage_parameters
-from iotune.bench.trial import Measurement
+from iotune.records import Measurement, io_seconds
 from iotune.errors import IotuneError, SpaceError
 from iotune.space import Configuration, Space
 
@@ -304,7 +304,7 @@ class _AdaptiveRule:
             adaptive = settings.adaptive
             self.planner = RepeatPlanner(adaptive["rel_half_width"], adaptive["confidence"], settings.repeats)
             for trial in sorted(stored_trials, key=lambda t: t.repeat):
-                self.times.setdefault(trial.config_key, []).append(sum(p.seconds for p in trial.phases))
+                self.times.setdefault(trial.config_key, []).append(io_seconds(trial.phases))
 
     def __call__(self, configuration: Configuration, repeat: int) -> bool:
         if self.planner is None or repeat < self.settings.adaptive["min_repeats"]:
@@ -314,5 +314,5 @@ class _AdaptiveRule:
 
     def record(self, configuration: Configuration, measurement: Measurement) -> None:
         if self.planner is not None:
-            self.times.setdefault(configuration.key, []).append(sum(p.seconds for p in measurement.phases))
+            self.times.setdefault(configuration.key, []).append(measurement.io_seconds)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iotune.bench.ior import parse_ior_hints_log, parse_ior_json
-from iotune.bench.trial import BenchmarkSpec, Measurement
+from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import IotuneError
 from iotune.space import Space
 

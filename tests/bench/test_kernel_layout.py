@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from iotune.bench.kernel import fill_pattern, rank_file, resolve_cache_mode, summarise, transfer_offsets
-from iotune.bench.trial import BenchmarkSpec
+from iotune.records import BenchmarkSpec
 
 
 def test_shared_file_offsets_follow_ior_layout():

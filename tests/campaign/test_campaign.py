@@ -7,7 +7,7 @@ import pytest
 from iotune.analysis import best_per_workload
 from iotune.bench.mapping import benchmark_spec, check_runnable
 from iotune.bench.runner import BuiltinRunner
-from iotune.bench.trial import Measurement
+from iotune.records import Measurement
 from iotune.campaign import Campaign, CampaignSettings, load_campaign, plan, schedule
 from iotune.errors import IotuneError, SpaceError
 from iotune.space import Space
@@ -191,7 +191,7 @@ class SteadyRunner:
         self.calls = Counter()
 
     def run(self, spec, scratch):
-        from iotune.bench.trial import PhaseResult
+        from iotune.records import PhaseResult
 
         self.calls[spec.transfer_size] += 1
         calls = self.calls[spec.transfer_size]

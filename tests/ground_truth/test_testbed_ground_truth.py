@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 from iotune.campaign import load_campaign
 from iotune.store import Store
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 from iotune.space import Space
 
 SPACE_YAML = """\

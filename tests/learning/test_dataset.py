@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from iotune.bench.trial import MIB
+from iotune.units import MIB
 from iotune.learning import Dataset, LearningError
 from iotune.learning.dataset import data_hash
 from tests.learning import synthetic

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from iotune.bench.mapping import check_runnable, storage_config, storage_parameters
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 from iotune.campaign import Campaign, parse_campaign
 from iotune.errors import SpaceError
 from iotune.space import Space

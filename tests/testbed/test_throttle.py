@@ -75,7 +75,7 @@ def test_children_of_a_process_in_the_cgroup_stay_in_it(make_testbed):
 
 @pytest.mark.requires_mpi
 def test_builtin_runner_ranks_run_inside_the_cgroup(make_testbed):
-    from iotune.bench.trial import BenchmarkSpec
+    from iotune.records import BenchmarkSpec
 
     bed = make_testbed(StorageConfig(write_mbps=LIMIT_MBPS))
     spec = BenchmarkSpec(api="POSIX", processes=2, block_size=16 * 2**20, transfer_size=2**20, operation="write",

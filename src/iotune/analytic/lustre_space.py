@@ -37,8 +37,8 @@ import numpy as np
 from iotune.analytic import _validate as check
 from iotune.analytic.lustre import LustreQueueModel
 from iotune.search import Box, Integer, Log2Integer
+from iotune.units import MIB
 
-MIB = 2**20
 SEEK_S = 0.004
 """Seek time per request, seconds (paper 004, Table I)."""
 DIMENSIONS = ("stripe_count", "stripe_size_mib", "transfer_size_mib", "processes")

@@ -25,7 +25,7 @@ from iotune import __version__
 from iotune.apply.applied import Applied
 from iotune.apply.choose import Choice, choose_configuration
 from iotune.apply.settings import apply_configuration
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 from iotune.errors import IotuneError
 from iotune.profile import ProfileError, Workload, from_darshan
 from iotune.space import Space

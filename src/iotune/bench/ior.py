@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from iotune.bench.runner import ior_args, ior_command_line, make_trial_dir, spec_problem
-from iotune.bench.trial import MIB, BenchmarkSpec, Measurement, PhaseResult
+from iotune.units import MIB
+from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.bench.world import find_mpiexec, kill_tree, process_tree
 from iotune.errors import BenchError
 

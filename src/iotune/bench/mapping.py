@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import fields
 from functools import lru_cache
 
-from iotune.bench.trial import OPERATIONS, BenchmarkSpec
+from iotune.records import OPERATIONS, BenchmarkSpec
 from iotune.errors import SpaceError
 
 BENCHMARK_FIELDS = ("processes", "api", "collective", "file_per_process", "block_size", "transfer_size",

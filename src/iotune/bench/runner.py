@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
-from iotune.bench.trial import DATA_PATTERNS, OPERATIONS, BenchmarkSpec, Measurement
+from iotune.records import DATA_PATTERNS, OPERATIONS, BenchmarkSpec, Measurement
 from iotune.bench.world import WorkerWorld, find_mpiexec, pid_running
 from iotune.errors import MpiNotFoundError
+from iotune.units import format_size
 
 
 class Runner(Protocol):
@@ -26,13 +27,6 @@ class Runner(Protocol):
     def run(self, spec: BenchmarkSpec, scratch: Path) -> Measurement: ...
 
     def close(self) -> None: ...
-
-
-def _ior_size(nbytes: int) -> str:
-    for suffix, factor in (("g", 1024**3), ("m", 1024**2), ("k", 1024)):
-        if nbytes % factor == 0:
-            return f"{nbytes // factor}{suffix}"
-    return str(nbytes)
 
 
 def ior_args(spec: BenchmarkSpec, phases: str | None = None) -> list[str]:
@@ -51,7 +45,7 @@ def ior_args(spec: BenchmarkSpec, phases: str | None = None) -> list[str]:
         args.append("-R")
     if spec.data_pattern != "timestamp":
         args += ["-l", spec.data_pattern]
-    args += ["-t", _ior_size(spec.transfer_size), "-b", _ior_size(spec.block_size)]
+    args += ["-t", format_size(spec.transfer_size, "ior"), "-b", format_size(spec.block_size, "ior")]
     args += ["-s", str(spec.segment_count), "-i", "1"]
     return args
 

@@ -25,7 +25,7 @@ import traceback
 from pathlib import Path
 
 from iotune.bench.kernel import run_kernel, summarise
-from iotune.bench.trial import BenchmarkSpec
+from iotune.records import BenchmarkSpec
 from iotune.bench.world import pid_running
 
 

@@ -23,7 +23,7 @@ import time
 import weakref
 from pathlib import Path
 
-from iotune.bench.trial import BenchmarkSpec, Measurement
+from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import BenchError, MpiNotFoundError
 
 STARTUP_TIMEOUT = 60.0

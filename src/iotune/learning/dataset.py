@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iotune.bench.trial import MIB
+from iotune.records import io_bytes, io_seconds
+from iotune.units import MIB
 from iotune.learning.errors import LearningError
 from iotune.learning.model import TARGETS
 from iotune.space import Space
@@ -90,11 +91,11 @@ class Dataset:
         dropped = 0
         for trial in store.trials(study=study, state="COMPLETE"):
             phases = [p for p in trial.phases if phase is None or p.phase == phase]
-            seconds = sum(p.seconds for p in phases)
+            seconds = io_seconds(phases)
             if not phases or seconds <= 0:
                 dropped += 1
                 continue
-            rows.append((trial, seconds, sum(p.bytes for p in phases)))
+            rows.append((trial, seconds, io_bytes(phases)))
         if target == "relative":
             baselines = _baselines(space, rows)
             kept = [r for r in rows if r[0].workload_key in baselines]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from iotune.bench.trial import BenchmarkSpec
+from iotune.records import BenchmarkSpec
 from iotune.errors import IotuneError
 
 APIS = ("POSIX", "MPIIO", "HDF5", "PnetCDF", "STDIO")

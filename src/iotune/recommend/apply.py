@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from iotune.bench.mapping import hint_key, hint_value
+from iotune.units import format_size
 
 STRIPING_FACTOR = "striping_factor"
 STRIPING_UNIT = "striping_unit"
@@ -52,15 +53,6 @@ def ior_env(hints: Mapping[str, str]) -> list[str]:
     return [f"IOR_HINT__MPI__{key}={value}" for key, value in hints.items()]
 
 
-def lfs_size(size: int) -> str:
-    """A byte count as ``lfs setstripe -S`` writes it: ``4M``, ``64K``, ``1G``, else bytes."""
-    size = int(size)
-    for suffix, unit in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if size and size % unit == 0:
-            return f"{size // unit}{suffix}"
-    return str(size)
-
-
 def lfs_setstripe(hints: Mapping[str, str], directory: str = "DIR") -> str | None:
     """``lfs setstripe -c N -S SIZE DIR`` from the striping hints, or None when there are none.
 
@@ -71,5 +63,5 @@ def lfs_setstripe(hints: Mapping[str, str], directory: str = "DIR") -> str | Non
     if STRIPING_FACTOR in hints:
         parts += ["-c", str(hints[STRIPING_FACTOR])]
     if STRIPING_UNIT in hints:
-        parts += ["-S", lfs_size(int(hints[STRIPING_UNIT]))]
+        parts += ["-S", format_size(int(hints[STRIPING_UNIT]), "lfs")]
     return " ".join([*parts, directory]) if len(parts) > 2 else None

@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
-from iotune.bench.trial import MIB, PhaseResult
+from iotune.units import MIB
+from iotune.records import PhaseResult
 from iotune.errors import StoreError
 from iotune.store.records import StudyRecord, TrialRecord
 from iotune.store.schema import measurements, platforms, studies, trials

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 
 TRIAL_STATES = ("RUNNING", "COMPLETE", "FAILED", "INVALID")
 

@@ -17,7 +17,7 @@ from dataclasses import asdict, is_dataclass
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from iotune.bench.trial import Measurement
+from iotune.records import Measurement
 from iotune.errors import StoreError
 from iotune.store import exchange, model_rows, queries
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url

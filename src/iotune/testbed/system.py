@@ -14,8 +14,8 @@ from pathlib import Path
 
 from iotune.testbed.cgroup import BLKIO_ROOT
 from iotune.testbed.errors import TestbedError, TestbedUnsupportedError
+from iotune.units import MIB
 
-MIB = 2**20
 SPACE_MARGIN = 256 * MIB
 MKFS_PACKAGES = {"ext4": "e2fsprogs", "xfs": "xfsprogs", "btrfs": "btrfs-progs"}
 

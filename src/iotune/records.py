@@ -1,19 +1,26 @@
-"""What a runner is asked to do (BenchmarkSpec) and what it reports (Measurement).
+"""Records every layer shares: what a runner is asked to do (BenchmarkSpec) and what it reports (Measurement).
 
 Units: sizes and byte counts in bytes, times in seconds, bandwidth in MiB/s
 (2**20 bytes per second, as IOR reports it).
+
+A trial's **I/O time** is the sum of its timed phases' seconds (write and/or
+read): the time the workload spends in I/O; its bandwidth is the bytes those
+phases moved over that time.  :func:`io_seconds` and :func:`io_bandwidth` are
+the one definition; everything else calls them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Literal
+
+from iotune.units import MIB
 
 API = Literal["POSIX", "MPIIO"]
 OPERATIONS = ("write", "read", "readwrite")
 DATA_PATTERNS = ("offset", "timestamp")
 READ_CACHE_MODES = ("drop_caches", "o_direct", "fadvise_dontneed", "page_cache", "none")
-MIB = 2**20
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,11 @@ class Measurement:
     def failed(cls, error: str, **kwargs) -> Measurement:
         return cls(status="FAILED", error=error, **kwargs)
 
+    @property
+    def io_seconds(self) -> float:
+        """I/O time in seconds: the sum of the phases' seconds (see the module docstring)."""
+        return io_seconds(self.phases)
+
     def phase(self, name: str) -> PhaseResult | None:
         for result in self.phases:
             if result.phase == name:
@@ -134,3 +146,20 @@ class Measurement:
         data = dict(data)
         data["phases"] = [PhaseResult.from_dict(p) for p in data.get("phases", [])]
         return cls(**data)
+
+
+def io_seconds(phases: Iterable[PhaseResult], phase: str | None = None) -> float:
+    """A trial's I/O time in seconds: the sum of its phases' seconds (only phase ``phase`` when given)."""
+    return float(sum(p.seconds for p in phases if phase is None or p.phase == phase))
+
+
+def io_bytes(phases: Iterable[PhaseResult], phase: str | None = None) -> int:
+    """Bytes moved by a trial's phases (only phase ``phase`` when given)."""
+    return int(sum(p.bytes for p in phases if phase is None or p.phase == phase))
+
+
+def io_bandwidth(phases: Iterable[PhaseResult], phase: str | None = None) -> float:
+    """A trial's bandwidth in MiB/s: its bytes over its I/O time (inf for a zero time)."""
+    phases = list(phases)
+    seconds = io_seconds(phases, phase)
+    return io_bytes(phases, phase) / MIB / seconds if seconds > 0 else float("inf")
