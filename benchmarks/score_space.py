@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.ensemble import RandomForestRegressor
 
-from iotune.learning import TrainedModel
-from iotune.models.registry import cart
+from iotune.learn import TrainedModel
+from iotune.learn.registry import cart
 from iotune.recommend import Recommender
 from iotune.space import Space
 

@@ -69,7 +69,7 @@ def _held_out(configuration) -> bool:
 def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats: int | None = None,
              say: Callable[[str], None] = print) -> DemoOutcome:
     """Screen, collect, train, recommend for the held-out workload, then measure it; see the module docstring."""
-    from iotune.learning import train
+    from iotune.learn import train
 
     with tempfile.TemporaryDirectory(prefix="iotune-demo-") as folder:
         spec_path = Path(folder) / "demo.yaml"

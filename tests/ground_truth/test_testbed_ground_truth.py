@@ -54,7 +54,7 @@ def test_every_configuration_measured_at_least_five_times(ground_truth):
 
 def test_the_recommender_picks_the_fast_device_class(ground_truth):
     """128 MB/s devices against 33 MB/s ones: the physics any model must get right."""
-    from iotune.learning import train
+    from iotune.learn import train
     from iotune.recommend import Recommender
 
     store, study = ground_truth

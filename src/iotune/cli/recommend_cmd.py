@@ -78,7 +78,7 @@ def with_spread(result, db: str | None, study: str):
 def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, pricing: Path | None = None,
                   hints_dir: Path | None = None, fmt: str = "table", constraints: list[str] | tuple = (),
                   space=None, db: str | None = None, study: str | None = None, spread: bool = True):
-    """Compute and print a recommendation from a :class:`~iotune.learning.TrainedModel`; returns it.
+    """Compute and print a recommendation from a :class:`~iotune.learn.TrainedModel`; returns it.
 
     With ``study`` (in store ``db``) and ``spread``, each candidate also shows
     the run-to-run spread of its time and whether the top ones can be told

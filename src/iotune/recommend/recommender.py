@@ -37,7 +37,7 @@ class RecommendError(IotuneError, ValueError):
 
 
 class Recommender:
-    """Recommends system configurations for a workload from a :class:`~iotune.learning.TrainedModel`.
+    """Recommends system configurations for a workload from a :class:`~iotune.learn.TrainedModel`.
 
     ``cost_model`` prices runs for the cost objective when the model predicts
     time (default: the packaged illustrative pricing).  ``space``, when given,

@@ -338,7 +338,7 @@ class Store:
     # models
 
     def save_model(self, study_id: str | int, model) -> int:
-        """Store a :class:`~iotune.learning.model.TrainedModel` in a study (by id or name); return its row id.
+        """Store a :class:`~iotune.learn.model.TrainedModel` in a study (by id or name); return its row id.
 
         Names are unique per study: saving a model under a name already used
         replaces the older model (retraining keeps one model per name).
@@ -352,7 +352,7 @@ class Store:
         StoreError when there is no such model, or when the model was trained on
         a space other than the study's (its space hash differs).
         """
-        from iotune.learning.model import TrainedModel
+        from iotune.learn.model import TrainedModel
         from iotune.space import Space
 
         with self._read() as conn:
