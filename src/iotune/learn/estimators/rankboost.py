@@ -6,7 +6,7 @@ model of paper 000 (Section 4.2.2, Algorithm 2).  Its distribution lives on the
 never builds them.  Because every pair weight factorises as
 D(a, b) ~ exp(H(a)) * exp(-H(b)), each round needs only per-item potentials,
 which are prefix sums over the items sorted by target (see
-``/work/shared/reference/algorithms.md``, "RankBoost without pairs").  Cost: one
+``shared reference algorithms.md``, "RankBoost without pairs").  Cost: one
 O(n log n) sort per feature, then O(n d) per round.
 """
 
