@@ -9,7 +9,7 @@ again) so that slow drift of the machine spreads over all configurations
 instead of biasing the ones measured last.
 
 A space with storage parameters (``fs``, ``devices``, ``device_class``, ...;
-see :mod:`iotune.bench.mapping`) is measured on testbeds: the campaign groups
+see :mod:`iotune.spec.storage`) is measured on testbeds: the campaign groups
 each round of repeats by storage configuration, builds one testbed per group
 through its ``storage`` provider, runs the group's trials on it and tears it
 down before the next group, and records the storage in every trial
@@ -27,7 +27,8 @@ from pathlib import Path
 
 import yaml
 
-from iotune.bench.mapping import benchmark_spec, check_runnable, storage_config, storage_parameters
+from iotune.spec.mapping import benchmark_spec, check_runnable
+from iotune.spec.storage import storage_config, storage_parameters
 from iotune.records import Measurement, io_seconds
 from iotune.errors import IotuneError, SpaceError
 from iotune.space import Configuration, Space

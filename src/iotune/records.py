@@ -52,6 +52,21 @@ class BenchmarkSpec:
     hints: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
 
+    def problem(self) -> str | None:
+        """Why this run cannot be made, in one line (IOR's own rules), or None when it can."""
+        if self.api not in ("POSIX", "MPIIO"):
+            return f"api must be POSIX or MPIIO, got {self.api!r}"
+        if self.operation not in OPERATIONS:
+            return f"operation must be one of {', '.join(OPERATIONS)}, got {self.operation!r}"
+        if self.data_pattern not in DATA_PATTERNS:
+            return f"data_pattern must be one of {', '.join(DATA_PATTERNS)}, got {self.data_pattern!r}"
+        if self.processes < 1 or self.segment_count < 1:
+            return f"processes and segment_count must be >= 1, got {self.processes} and {self.segment_count}"
+        if self.transfer_size < 1 or self.block_size < self.transfer_size or self.block_size % self.transfer_size:
+            return (f"block_size ({self.block_size} B) must be a positive multiple of transfer_size "
+                    f"({self.transfer_size} B), as IOR requires")
+        return None
+
     @property
     def bytes_per_process(self) -> int:
         return self.block_size * self.segment_count

@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from iotune.analysis import best_per_workload
-from iotune.bench.mapping import benchmark_spec, check_runnable
+from iotune.spec.mapping import benchmark_spec, check_runnable
 from iotune.bench.runner import BuiltinRunner
 from iotune.records import Measurement
 from iotune.campaign import Campaign, CampaignSettings, load_campaign, plan, schedule

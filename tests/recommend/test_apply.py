@@ -3,8 +3,8 @@
 import json
 
 from iotune.cli.recommend_cmd import parse_workload, run_recommend
-from iotune.recommend import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
-from iotune.recommend.apply import hints_of
+from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
+from iotune.spec.mapping import hints_of
 from tests.cli.conftest import run_iotune
 from tests.recommend.conftest import make_model, synthetic_time
 

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from iotune.bench.mapping import check_runnable, storage_config, storage_parameters
+from iotune.spec.mapping import check_runnable
+from iotune.spec.storage import storage_config, storage_parameters
 from iotune.records import Measurement, PhaseResult
 from iotune.campaign import Campaign, parse_campaign
 from iotune.errors import SpaceError

@@ -26,7 +26,8 @@ from iotune.apply.user_settings import (
     parse_mpich_hints,
     user_hints,
 )
-from iotune.recommend.apply import env_of, hints_of, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
+from iotune.apply.forms import lfs_setstripe, mpich_mpiio_hints, romio_hints_file
+from iotune.spec.mapping import env_of, hints_of
 
 HINTS_FILE = "romio-hints"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
-from iotune.records import DATA_PATTERNS, OPERATIONS, BenchmarkSpec, Measurement
+from iotune.records import BenchmarkSpec, Measurement
 from iotune.bench.world import WorkerWorld, find_mpiexec, pid_running
 from iotune.errors import MpiNotFoundError
 from iotune.units import format_size
@@ -66,24 +66,6 @@ def ior_command_line(spec: BenchmarkSpec, test_file: str | None = None) -> str:
         read = prefix + launcher + ior_args(spec, "r") + ["-E"] + target
         return " ".join(write) + " && " + " ".join(read)
     return " ".join(prefix + launcher + ior_args(spec) + target)
-
-
-def spec_problem(spec: BenchmarkSpec) -> str | None:
-    """Why ``spec`` cannot be run, in one line, or None when it can."""
-    if spec.api not in ("POSIX", "MPIIO"):
-        return f"api must be POSIX or MPIIO, got {spec.api!r}"
-    if spec.operation not in OPERATIONS:
-        return f"operation must be one of {', '.join(OPERATIONS)}, got {spec.operation!r}"
-    if spec.data_pattern not in DATA_PATTERNS:
-        return f"data_pattern must be one of {', '.join(DATA_PATTERNS)}, got {spec.data_pattern!r}"
-    if spec.processes < 1 or spec.segment_count < 1:
-        return f"processes and segment_count must be >= 1, got {spec.processes} and {spec.segment_count}"
-    if spec.transfer_size < 1 or spec.block_size < spec.transfer_size or spec.block_size % spec.transfer_size:
-        return (
-            f"block_size ({spec.block_size} B) must be a positive multiple of transfer_size "
-            f"({spec.transfer_size} B), as IOR requires"
-        )
-    return None
 
 
 TRIAL_PREFIX = "iotune-trial-"
@@ -164,7 +146,7 @@ class BuiltinRunner:
         """Run one trial in a fresh subdirectory of ``scratch``, removed afterwards."""
         started = time.perf_counter()
         command = ior_command_line(spec)
-        problem = spec_problem(spec)
+        problem = spec.problem()
         trial_dir = None
         if problem:
             measurement = Measurement.failed(f"invalid benchmark spec: {problem}")

@@ -82,7 +82,7 @@ def run_campaign(spec_path: Path, study: str, db: str | None, resume: bool,
 def storage_provider(space, runner_kind: str, timeout: float, mpiexec: str | None, testbed_dir: Path | None,
                      defaults: dict | None):
     """A TestbedProvider when ``space`` has storage parameters, else None."""
-    from iotune.bench.mapping import storage_parameters
+    from iotune.spec.storage import storage_parameters
 
     if not storage_parameters(space):
         return None

@@ -60,7 +60,7 @@ def load_trained(db: str | None, study: str, name: str | None):
 
 def apply_lines(candidate, directory: str = "DIR") -> dict:
     """The four ways to apply a candidate's hints, as exact strings."""
-    from iotune.recommend import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
+    from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 
     return {"romio_hints": romio_hints_file(candidate.hints), "mpich_mpiio_hints": mpich_mpiio_hints(candidate.hints),
             "ior_env": ior_env(candidate.hints), "lfs_setstripe": lfs_setstripe(candidate.hints, directory)}

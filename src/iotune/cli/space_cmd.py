@@ -22,7 +22,7 @@ def _levels(parameter) -> str:
 @app.command()
 def validate(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")) -> None:
     """Check a spec: types, levels, rules, and that the benchmark can apply every parameter."""
-    from iotune.bench.mapping import benchmark_spec, check_runnable
+    from iotune.spec.mapping import benchmark_spec, check_runnable
     from iotune.campaign import load_campaign, plan
 
     space, settings = load_campaign(spec)

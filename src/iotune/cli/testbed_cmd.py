@@ -127,7 +127,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
 
     When the spec itself varies storage (fs, device_class, ...), one testbed is built per storage
     configuration instead, and these options fix what the spec does not vary."""
-    from iotune.bench.mapping import storage_parameters
+    from iotune.spec.storage import storage_parameters
     from iotune.campaign import load_campaign
     from iotune.cli.bench_cmd import default_scratch, run_campaign
     from iotune.testbed import Testbed

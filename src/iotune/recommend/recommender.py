@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from iotune.errors import IotuneError, SpaceError
-from iotune.recommend.apply import env_of, hints_of
+from iotune.spec.mapping import env_of, hints_of
 from iotune.recommend.cost import CostModel
 from iotune.recommend.result import Candidate, Recommendation
 from iotune.recommend.subspace import SubSpace

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iotune.bench.mapping import benchmark_spec
+from iotune.spec.mapping import benchmark_spec
 from iotune.campaign import Campaign, CampaignReport, CampaignSettings, load_campaign
 from iotune.errors import SpaceError
 from iotune.screening.collect import pb_guided_configurations

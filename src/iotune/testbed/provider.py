@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from iotune.testbed.config import StorageConfig
+from iotune.spec.storage import StorageConfig
 from iotune.testbed.system import require_support
 from iotune.testbed.testbed import Built, Testbed
 

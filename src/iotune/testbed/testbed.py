@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iotune.testbed import cgroup, state, system
-from iotune.testbed.config import StorageConfig
+from iotune.spec.storage import StorageConfig
 from iotune.testbed.errors import TestbedError
 
 ROOT_ENV = "IOTUNE_TESTBED_DIR"

@@ -1,8 +1,8 @@
-"""How to apply a recommended configuration: MPI-IO hints in the forms ROMIO, Cray MPICH and IOR read, and Lustre striping.
+"""The forms MPI-IO hints take for an application: ROMIO hints files, Cray MPICH's variable, IOR's, Lustre striping.
 
-Which parameters are hints follows :mod:`iotune.bench.mapping` (``hint_key`` /
-``hint_value``), so a recommendation is applied exactly as the benchmark that
-measured it applied it.  ``striping_unit`` is in bytes.
+Which parameters are hints, and their values, come from
+:func:`iotune.spec.mapping.hints_of`, so a recommendation is applied exactly as
+the benchmark that measured it applied it.  ``striping_unit`` is in bytes.
 """
 
 from __future__ import annotations
@@ -10,32 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from iotune.bench.mapping import hint_key, hint_value
 from iotune.units import format_size
 
 STRIPING_FACTOR = "striping_factor"
 STRIPING_UNIT = "striping_unit"
-
-
-def hints_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
-    """MPI_Info key -> value of the active hint parameters of ``configuration``, in the space's order."""
-    hints = {}
-    for parameter in space.parameters:
-        key = hint_key(parameter)
-        value = configuration.get(parameter.name)
-        if key and value is not None:
-            hints[key] = hint_value(value)
-    return hints
-
-
-def env_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
-    """Environment variables set by ``env:`` parameters of ``configuration``."""
-    env = {}
-    for parameter in space.parameters:
-        value = configuration.get(parameter.name)
-        if parameter.env and value is not None and not hint_key(parameter):
-            env[parameter.env] = hint_value(value)
-    return env
 
 
 def romio_hints_file(hints: Mapping[str, str]) -> str:
