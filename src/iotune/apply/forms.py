@@ -8,7 +8,6 @@ the benchmark that measured it applied it.  ``striping_unit`` is in bytes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from iotune.units import format_size
 

@@ -9,7 +9,7 @@ import traceback
 import typer
 
 from iotune import __version__
-from iotune.cli import bench_cmd, learn_cmd, recommend_cmd, results_cmd, screen_cmd, space_cmd, store_cmd
+from iotune.cli import bench_cmd, demo_cmd, learn_cmd, recommend_cmd, results_cmd, screen_cmd, space_cmd, store_cmd
 from iotune.errors import IotuneError
 
 app = typer.Typer(
@@ -21,7 +21,7 @@ app = typer.Typer(
 )
 app.add_typer(space_cmd.app, name="space")
 app.command("bench")(bench_cmd.bench)
-app.command("demo")(bench_cmd.demo)
+app.command("demo")(demo_cmd.demo)
 app.command("results")(results_cmd.results)
 app.command("studies")(store_cmd.studies)
 app.command("export")(store_cmd.export)

@@ -177,12 +177,15 @@ class CampaignSpec:
         return spec
 
     def check(self) -> None:
-        """Refuse a spec whose parameters the benchmark or the testbed cannot apply."""
-        check_runnable(self.space)
+        """Refuse a spec that contradicts itself (a parameter also fixed in ``benchmark:``)."""
         clash = sorted(set(self.benchmark) & {p.name for p in self.space.parameters})
         if clash:
             raise SpaceError(f"{self.source}: {', '.join(clash)} is both a parameter and fixed in 'benchmark:'; "
                              "keep one")
+
+    def check_runnable(self) -> None:
+        """Refuse a spec whose parameters the built-in benchmark or the testbed cannot apply (before measuring)."""
+        check_runnable(self.space)
 
     @property
     def uses_testbed(self) -> bool:

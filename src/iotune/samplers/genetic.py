@@ -10,30 +10,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from iotune.search.space import Categorical
-from iotune.search.strategy import Strategy
+from iotune.samplers.search import HeuristicSampler
 
 
-class GeneticAlgorithm(Strategy):
+class GeneticAlgorithm(HeuristicSampler):
     name = "genetic"
+    description = "a genetic algorithm over the levels (paper 004, Sec. IV)"
 
-    def __init__(self, box, *, seed=0, budget=None, memo=None, population: int = 16, elite: int = 2):
-        super().__init__(box, seed=seed, budget=budget, memo=memo)
+    def __init__(self, space, *, seed=0, budget=None, population: int = 16, elite: int = 2):
+        super().__init__(space, seed=seed, budget=budget)
         self.population, self.elite = population, elite
 
     def _mutate(self, genes, rng):
-        counts = self.box.counts
+        counts = self.grid.counts
         out = np.array(genes)
-        for i, dim in enumerate(self.box.dimensions):
+        for i in range(self.grid.ndim):
             if rng.random() < 1.0 / len(counts):
-                if isinstance(dim, Categorical):
+                if self.grid.categorical[i]:
                     out[i] = rng.integers(counts[i])
                 else:
                     out[i] += int(np.rint(rng.normal(0.0, max(counts[i] / 8.0, 1.0)))) or rng.choice((-1, 1))
-        return self.box.clip(out)
+        return self.grid.clip(out)
 
     def _search(self, rng):
-        people = [self.box.sample(rng) for _ in range(self.population)]
+        people = [self.grid.sample(rng) for _ in range(self.population)]
         scores = []
         for key in people:
             scores.append((yield key))
@@ -43,7 +43,7 @@ class GeneticAlgorithm(Strategy):
             child_scores = [scores[i] for i in order[: self.elite]]
             while len(children) < self.population:
                 a, b = (min(rng.choice(len(people), 2, replace=False), key=scores.__getitem__) for _ in range(2))
-                mask = rng.random(self.box.ndim) < 0.5
+                mask = rng.random(self.grid.ndim) < 0.5
                 child = self._mutate(np.where(mask, people[a], people[b]), rng)
                 children.append(child)
                 child_scores.append((yield child))

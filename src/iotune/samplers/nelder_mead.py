@@ -1,7 +1,7 @@
 """Nelder-Mead simplex search (paper 004, Sec. IV: the "Simplex Method") on the box's continuous relaxation.
 
 The simplex lives in the unit cube; a vertex's value is that of the grid point
-whose cell holds it (``Box.from_unit``), so the memo counts distinct grid
+whose cell holds it (``Grid.from_unit``), so the memo counts distinct grid
 points only.  When the simplex has shrunk below one grid cell in every
 dimension, or stalls, it restarts around a random point (first start: the
 centre of the box).  Coefficients are the standard 1, 2, 1/2, 1/2.
@@ -11,24 +11,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from iotune.search.strategy import Strategy
+from iotune.samplers.search import HeuristicSampler
 
 
-class NelderMead(Strategy):
+class NelderMead(HeuristicSampler):
     """Restarting Nelder-Mead; ``step`` is the initial simplex edge in unit-cube coordinates."""
 
     name = "nelder-mead"
+    description = "restarting Nelder-Mead simplex on the levels' continuous relaxation (paper 004, Sec. IV)"
 
-    def __init__(self, box, *, seed=0, budget=None, memo=None, step: float = 0.25, stall: int = 30):
-        super().__init__(box, seed=seed, budget=budget, memo=memo)
+    def __init__(self, space, *, seed=0, budget=None, step: float = 0.25, stall: int = 30):
+        super().__init__(space, seed=seed, budget=budget)
         self.step, self.stall = step, stall
 
     def _value(self, u):
-        return (yield self.box.from_unit(u))
+        return (yield self.grid.from_unit(u))
 
     def _search(self, rng):
-        d = self.box.ndim
-        cell = 1.0 / self.box.counts
+        d = self.grid.ndim
+        cell = 1.0 / self.grid.counts
         start = np.full(d, 0.5)
         while True:
             simplex = [start] + [np.clip(start + self.step * e * rng.choice((-1, 1)), 0, 1) for e in np.eye(d)]

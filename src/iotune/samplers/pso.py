@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from iotune.search.strategy import Strategy
+from iotune.samplers.search import HeuristicSampler
 
 
-class ParticleSwarm(Strategy):
+class ParticleSwarm(HeuristicSampler):
     name = "pso"
+    description = "particle swarm optimisation over the levels (paper 004, Sec. IV)"
 
-    def __init__(self, box, *, seed=0, budget=None, memo=None, particles: int = 12,
+    def __init__(self, space, *, seed=0, budget=None, particles: int = 12,
                  inertia: float = 0.72, c1: float = 1.49, c2: float = 1.49):
-        super().__init__(box, seed=seed, budget=budget, memo=memo)
+        super().__init__(space, seed=seed, budget=budget)
         self.particles, self.inertia, self.c1, self.c2 = particles, inertia, c1, c2
 
     def _search(self, rng):
-        d = self.box.ndim
-        still = 0.5 / self.box.counts
+        d = self.grid.ndim
+        still = 0.5 / self.grid.counts
         x = rng.random((self.particles, d))
         v = rng.uniform(-0.25, 0.25, (self.particles, d))
         best_x, best_f = x.copy(), np.full(self.particles, np.inf)
@@ -37,7 +38,7 @@ class ParticleSwarm(Strategy):
                 x = rng.random((self.particles, d))
                 v = rng.uniform(-0.25, 0.25, (self.particles, d))
             for i in range(self.particles):
-                f = yield self.box.from_unit(x[i])
+                f = yield self.grid.from_unit(x[i])
                 if f < best_f[i]:
                     best_x[i], best_f[i] = x[i].copy(), f
             leader = best_x[np.argmin(best_f)]
