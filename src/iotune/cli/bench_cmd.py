@@ -60,14 +60,15 @@ def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retr
     terminal = terminal or Terminal()
     scratch = prepare_scratch(scratch)
     platform = platform_info(scratch)
-    terminal.info(f"measuring in {scratch} ({platform.get('fs_type') or 'unknown'} file system on "
-                  f"{platform.get('hostname')})" + ("" if not spec.uses_testbed else "; storage on testbeds"))
     with interruptible(), Store(db) as store:
         bench_runner = make_runner(runner, timeout, mpiexec)
         try:
             storage = storage_provider(spec, runner, timeout, mpiexec, testbed_dir)
             campaign = prepare(store, spec, study, bench_runner, scratch, resume=resume, retry_failed=retry_failed,
                                storage=storage, platform=platform, configurations=configurations)
+            where = "on testbeds (a file system per storage configuration)" if spec.uses_testbed else \
+                f"in {scratch} ({platform.get('fs_type') or 'unknown'} file system on {platform.get('hostname')})"
+            terminal.info(f"study {study}: measuring {where} into {store.url}")
             try:
                 return run_campaign(campaign, terminal)
             finally:

@@ -135,7 +135,7 @@ class CampaignSpec:
     campaign: CampaignSettings = field(default_factory=CampaignSettings)
     screening: ScreeningSettings = field(default_factory=ScreeningSettings)
     storage: dict = field(default_factory=dict)
-    source: str = "<spec>"
+    source: str = field(default="<spec>", compare=False)
 
     @property
     def name(self) -> str:

@@ -173,7 +173,7 @@ class Campaign:
                                          tuple(sorted(item[1].env.items()))))
             queued = self.store.enqueue(self.study.id, [
                 {"config": c.to_dict(), "config_key": c.key, "workload_key": c.workload_key, "repeat": repeat,
-                 "benchmark": b.to_dict()} for c, b in queue])
+                 "benchmark": b.to_dict()} for c, b in queue], retry_failed=self.retry_failed)
             self.report.queued += queued
             if self.on_batch is not None and queue:
                 self.on_batch(len(queue))
