@@ -76,6 +76,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
              say: Callable[[str], None] = print, resume: bool = False, platform: dict | None = None) -> DemoOutcome:
     """Screen, collect, train, recommend for the held-out workload, then measure it; see the module docstring."""
     from iotune.learn import train
+    from iotune.learn.model import save_model
 
     spec = demo_spec().with_campaign(repeats=repeats)
     space = spec.space
@@ -93,7 +94,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
 
     say("3/5 training a CART model of log I/O time on those measurements")
     model = train(store, study, predictor="cart", target="time", log_target=True)
-    store.save_model(study, model)
+    save_model(store, study, model)
 
     say(f"4/5 recommending ROMIO hints for the unseen workload {_describe(HELD_OUT)}")
     workload = {p.name: HELD_OUT[p.name] for p in space.workload_parameters}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from iotune.learn.model import load_model, save_model
+
 from iotune.learn import EVALUATED, Dataset, LearningError, evaluate, evaluate_dataset, explain
 from iotune.learn.explanation import parameter_of
 
@@ -68,9 +70,9 @@ def test_explain_names_the_parameters_that_matter(store):
 def test_explain_uses_a_stored_model(store):
     from iotune.learn import train
 
-    store.save_model("synth", train(store, "synth", "forest", name="f", n_estimators=20))
+    save_model(store, "synth", train(store, "synth", "forest", name="f", n_estimators=20))
     assert explain(store, "synth", model="f").model == "f"
-    store.save_model("synth", train(store, "synth", "linear", name="lin"))
+    save_model(store, "synth", train(store, "synth", "linear", name="lin"))
     with pytest.raises(LearningError, match="cart or forest"):
         explain(store, "synth", model="lin")
 

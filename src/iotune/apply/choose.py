@@ -69,7 +69,9 @@ def _matches(config: dict, values: dict[str, Any]) -> bool:
 
 def _model(store, study: str):
     try:
-        return store.load_model(study)
+        from iotune.learn.model import load_model
+
+        return load_model(store, study)
     except StoreError:
         return None
 

@@ -38,6 +38,7 @@ def train(study: str = STUDY,
           log_target: bool = LOG_TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Train a predictor on a study's COMPLETE trials, print its metrics and save it in the store."""
     study = _study(study)
+    from iotune.learn.model import save_model
     from iotune.learn.training import train as fit
     from iotune.store import Store
 
@@ -46,7 +47,7 @@ def train(study: str = STUDY,
     with Store(db) as store:
         extra = {"log_target": True} if log_target else {}
         model = fit(store, study, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed, **extra)
-        model_id = store.save_model(model.study, model)
+        model_id = save_model(store, model.study, model)
     dropped = model.metrics["dropped"]
     terminal.info(f"study {model.study}: {model.n_samples} samples"
                   + (f" ({dropped} trials dropped)" if dropped else "") + f", data hash {model.data_hash}")

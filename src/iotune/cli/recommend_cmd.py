@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import asdict
 from pathlib import Path
 
@@ -39,23 +38,13 @@ def read_workload_file(path: Path) -> dict:
 
 
 def load_trained(db: str | None, study: str, name: str | None):
-    """The study's space and its trained model ``name`` (default: the store's choice), via ``load_model``."""
-    from iotune import store as store_module
-    from iotune.space import Space
+    """The study's space and its trained model ``name`` (default: its newest)."""
+    from iotune.learn.model import load_model
     from iotune.store import Store
+    from iotune.study import Study
 
     with Store(db) as store:
-        record = store.get_study(study)
-        if record is None:
-            raise IotuneError(f"no study named {study!r} in {store.url}")
-        space = Space.from_text(record.space_yaml, source=f"study {record.name}")
-        if hasattr(store, "load_model"):
-            return space, store.load_model(study, name)
-        function = getattr(store_module, "load_model", None)
-        if function is not None and "db" in inspect.signature(function).parameters:
-            return space, function(study, name, db=db)
-    raise IotuneError("this iotune cannot load trained models yet (no store.load_model); "
-                      "train and store a model with `iotune train` first")
+        return Study.open(store, study).space, load_model(store, study, name)
 
 
 def apply_lines(candidate, directory: str = "DIR") -> dict:

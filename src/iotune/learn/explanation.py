@@ -15,6 +15,7 @@ from sklearn.tree import DecisionTreeRegressor, export_text
 
 from iotune.learn.dataset import Dataset
 from iotune.learn.errors import LearningError
+from iotune.learn.model import load_model
 from iotune.learn.scoring import build
 
 MAX_DEPTH = 4
@@ -59,7 +60,7 @@ def explain(store, study: str, model: str | None = None, target: str = "time", s
     """
     stored = None
     if model is not None:
-        stored = store.load_model(study, model)
+        stored = load_model(store, study, model)
         if stored.predictor_name not in ("cart", "forest"):
             raise LearningError(
                 f"model {model!r} is a {stored.predictor_name} model; explain needs a cart or forest model"

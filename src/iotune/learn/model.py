@@ -64,3 +64,43 @@ class TrainedModel:
     def predict(self, configurations) -> np.ndarray:
         """Predictions for configurations (Configuration objects or stored dicts)."""
         return self.predict_encoded(self.space.encode(configurations, self.categorical))
+
+
+def save_model(store, study: str | int, model: TrainedModel) -> int:
+    """Store ``model`` in ``study`` in the safe format (:mod:`iotune.learn.persist`); return its row id."""
+    from iotune.learn.persist import FORMAT, dump_estimator
+
+    record = {"name": model.name, "predictor": model.predictor_name, "target": model.target,
+              "categorical": model.categorical, "params": model.params, "dataset_options": model.dataset_options,
+              "data_hash": model.data_hash, "space_hash": model.space.hash, "n_samples": model.n_samples,
+              "metrics": model.metrics, "created_at": model.created_at}
+    return store.save_model(study, record, dump_estimator(model.estimator), FORMAT)
+
+
+def load_model(store, study: str, name: str | None = None) -> TrainedModel:
+    """The study's model ``name`` (its newest when None), loaded without running any code from the store.
+
+    LearningError when the model was stored in another format (a pickle from an
+    older iotune: retrain it), was trained on another space, or is malformed.
+    """
+    from iotune.learn.errors import LearningError
+    from iotune.learn.persist import FORMAT, load_estimator
+
+    info, blob, fmt = store.model_blob(study, name)
+    if fmt != FORMAT:
+        raise LearningError(f"model {info.name!r} of study {study!r} was stored as a {fmt} by an older iotune, "
+                            f"which iotune no longer loads (it could run code); retrain it with "
+                            f"`iotune train --study {study}`")
+    record = store.get_study(study)
+    space = Space.from_text(record.space_yaml, source=f"study {record.name}")
+    if info.space_hash != space.hash:
+        raise LearningError(f"model {info.name!r}: model trained on another space (space hash {info.space_hash}, "
+                            f"study {record.name!r} has {space.hash}); retrain it with `iotune train`")
+    try:
+        estimator = load_estimator(blob)
+    except LearningError as exc:
+        raise LearningError(f"model {info.name!r} of study {study!r}: {exc}; retrain it with `iotune train`") from None
+    return TrainedModel(name=info.name, predictor_name=info.predictor, estimator=estimator, space=space,
+                        categorical=info.categorical, target=info.target, data_hash=info.data_hash, study=info.study,
+                        n_samples=info.n_samples, metrics=info.metrics, created_at=info.created_at,
+                        params=info.params, dataset_options=info.dataset_options)

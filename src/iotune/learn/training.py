@@ -21,7 +21,7 @@ def train(store, study: str, predictor: str = "cart", target: str = "time", cate
     (e.g. ``n_estimators=200`` for forest).  ``metrics`` holds the in-sample
     metrics and the mean over ``cv_folds`` folds (:mod:`iotune.learn.scoring`),
     plus ``dropped`` rows.  The model is named ``name`` or "<predictor>-<target>".
-    Nothing is saved: ``store.save_model(study, model)`` does that.
+    Nothing is saved: :func:`iotune.learn.model.save_model` does that.
     """
     if predictor not in PREDICTORS:
         raise LearningError(f"unknown predictor {predictor!r}; choose one of: {', '.join(PREDICTORS)}")

@@ -152,11 +152,14 @@ def _add_models(conn: sa.Connection) -> None:
 
 def _add_queue(conn: sa.Connection) -> None:
     """Version 2 -> 3: PENDING trials, owners, heartbeats and queue order; whole specs and leases; model formats."""
+    inspector = sa.inspect(conn)
     for table, columns in (("trials", ("owner TEXT", "heartbeat_at VARCHAR(40)", "seq BIGINT")),
                            ("studies", ("spec_yaml TEXT", "controller TEXT", "controller_at VARCHAR(40)")),
                            ("models", ("format VARCHAR(32) NOT NULL DEFAULT 'pickle'",))):
+        present = {c["name"] for c in inspector.get_columns(table)}
         for column in columns:
-            conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column}")
+            if column.split()[0] not in present:  # a models table made by step 1 -> 2 is already current
+                conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column}")
     allowed = "state IN ('PENDING', 'RUNNING', 'COMPLETE', 'FAILED', 'INVALID')"
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql("ALTER TABLE trials DROP CONSTRAINT ck_trials_state")

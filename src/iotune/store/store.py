@@ -507,53 +507,24 @@ class Store:
 
     # models
 
-    def save_model(self, study_id: str | int, model) -> int:
-        """Store a :class:`~iotune.learn.model.TrainedModel` in a study (by id or name); return its row id.
-
-        Names are unique per study: saving a model under a name already used
-        replaces the older model (retraining keeps one model per name).
-        """
+    def save_model(self, study_id: str | int, model: dict, blob: bytes, fmt: str) -> int:
+        """Store a model's record (see :func:`iotune.store.model_rows.insert`) and its ``blob`` in format ``fmt``
+        in a study (by id or name); return its row id.  A model of the same name is replaced."""
         with self._write() as conn:
-            return model_rows.insert(conn, self._study_id(conn, study_id), model)
+            return model_rows.insert(conn, self._study_id(conn, study_id), model, blob, fmt)
 
-    def load_model(self, study_name: str, name: str | None = None):
-        """The study's model ``name`` (its newest model when None) as a TrainedModel.
+    def model_blob(self, study: str | int, name: str | None = None) -> tuple[ModelRecord, bytes, str]:
+        """The study's model ``name`` (its newest when None): its record, its blob and the blob's format.
 
-        StoreError when there is no such model, or when the model was trained on
-        a space other than the study's (its space hash differs).
+        StoreError when the study has no such model.
         """
-        from iotune.learn.model import TrainedModel
-        from iotune.space import Space
-
         with self._read() as conn:
-            study_id = self._study_id(conn, study_name)
+            study_id = self._study_id(conn, study)
             row = model_rows.latest(conn, study_id, name)
-            study = conn.execute(sa.select(studies).where(studies.c.id == study_id)).one()
         if row is None:
             which = f"no model {name!r}" if name is not None else "no model"
-            raise StoreError(f"{which} in study {study_name!r}; train one with `iotune train --study {study_name}`")
-        space = Space.from_text(study.space_yaml, source=f"study {study.name}")
-        if row.space_hash != space.hash:
-            raise StoreError(
-                f"model {row.name!r}: model trained on another space (space hash {row.space_hash}, study "
-                f"{study.name!r} has {space.hash}); retrain it with `iotune train`"
-            )
-        info = model_rows.record(row)
-        return TrainedModel(
-            name=info.name,
-            predictor_name=info.predictor,
-            estimator=model_rows.unpickle(row),
-            space=space,
-            categorical=info.categorical,
-            target=info.target,
-            data_hash=info.data_hash,
-            study=info.study,
-            n_samples=info.n_samples,
-            metrics=info.metrics,
-            created_at=info.created_at,
-            params=info.params,
-            dataset_options=info.dataset_options,
-        )
+            raise StoreError(f"{which} in study {study!r}; train one with `iotune train --study {study}`")
+        return model_rows.record(row), bytes(row.blob), row.format
 
     def list_models(self, study: str | int | None = None) -> list[ModelRecord]:
         """Stored models (of one study, by name or id), without their estimators."""
