@@ -7,7 +7,7 @@ import pytest
 from iotune.analysis import best_per_workload
 from iotune.bench.runner import ior_command_line
 from iotune.errors import IotuneError
-from iotune.ior_import import UNSET, import_ior, read_ior_runs
+from iotune.importers.ior import UNSET, import_ior, read_ior_runs
 from iotune.space import Space
 from iotune.store import Store
 
