@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from iotune.cli.app import main
-from iotune.profile import ProfileError, Workload, from_darshan, from_ior_command, from_yaml, load_workload
+from iotune.profile import WorkloadError, Workload, from_darshan, from_ior_command, from_yaml, load_workload
 
 LOGS = Path(__file__).parent / "fixtures"
 KIB, MIB = 1024, 1 << 20
@@ -52,7 +52,7 @@ def test_dlio_single_non_mpi_process():
 
 
 def test_empty_log_is_an_error():
-    with pytest.raises(ProfileError, match="no instrumentation data"):
+    with pytest.raises(WorkloadError, match="no instrumentation data"):
         from_darshan(LOGS / "empty.darshan")
 
 
@@ -62,7 +62,7 @@ def test_damaged_files_are_one_line_errors(tmp_path, damage):
     path = tmp_path / "bad.darshan"
     path.write_bytes({"truncate": data[:1500], "garble": data[:1400] + os.urandom(200) + data[1600:],
                       "text": b"hello, not a log\n" * 20, "empty": b""}[damage])
-    with pytest.raises(ProfileError) as error:
+    with pytest.raises(WorkloadError) as error:
         from_darshan(path)
     assert "\n" not in str(error.value) and str(path) in str(error.value)
 
@@ -74,9 +74,9 @@ def test_ior_command_line():
     assert any("--bogus" in x for x in w.warnings)
     long = from_ior_command("mpiexec -n 4 /opt/ior --api=NCMPI --blockSize 16m -t1m -r")
     assert (long.processes, long.api, long.bytes_written, long.operation) == (4, "PnetCDF", 0, "read")
-    with pytest.raises(ProfileError, match="not an IOR"):
+    with pytest.raises(WorkloadError, match="not an IOR"):
         from_ior_command("mpiexec -n 4 ./app")
-    with pytest.raises(ProfileError, match="-t"):
+    with pytest.raises(WorkloadError, match="-t"):
         from_ior_command("ior -t lots")
 
 
@@ -88,7 +88,7 @@ def test_yaml_workload(tmp_path):
     assert (w.io_processes, w.request_size, w.operation, w.collective) == (4, 4 * MIB, "write", True)
     assert Workload.from_dict(w.to_dict()) == w
     path.write_text("processes: 4\napi: FORTRAN\nbytes_per_process: 1\nrequest_size: 1\n")
-    with pytest.raises(ProfileError, match="api must be"):
+    with pytest.raises(WorkloadError, match="api must be"):
         load_workload(path)
 
 

@@ -27,7 +27,7 @@ from iotune.apply.choose import Choice, choose_configuration
 from iotune.apply.settings import apply_configuration
 from iotune.records import Measurement, PhaseResult
 from iotune.errors import IotuneError
-from iotune.profile import ProfileError, Workload, from_darshan
+from iotune.profile import WorkloadError, from_darshan
 from iotune.space import Space
 
 RUNNER = "command"
@@ -87,9 +87,14 @@ def _next_repeat(store, study: str, config_key: str) -> int:
     return max(repeats) + 1 if repeats else 0
 
 
-def run_command(store, study: str, command: list[str], workload: Workload | None = None, *, explore: float = 0.0,
-                seed: int | None = None, override: bool = False, environ: dict | None = None) -> RunResult:
-    """Choose, apply, run ``command`` and record it in ``study``; the command's exit status is in the result."""
+def run_command(store, study: str, command: list[str], workload: dict | None = None, *, explore: float = 0.0,
+                seed: int | None = None, override: bool = False, environ: dict | None = None,
+                benchmark=None) -> RunResult:
+    """Choose, apply, run ``command`` and record it in ``study``; the command's exit status is in the result.
+
+    ``workload`` holds the application's workload values (:mod:`iotune.workload`'s names); ``benchmark``
+    (the workload's nearest IOR run, when known) is recorded with the run.
+    """
     if not command:
         raise IotuneError("no command to run: give it after --, e.g. iotune run -- mpiexec -n 4 ./app")
     record = store.get_study(study)
@@ -106,7 +111,7 @@ def run_command(store, study: str, command: list[str], workload: Workload | None
     runs = runs_study(store, record)
     trial_id = store.start_trial(runs.id, configuration.to_dict(), configuration.key, configuration.workload_key,
                                  _next_repeat(store, runs.name, configuration.key), platform_id,
-                                 workload.to_benchmark_spec() if workload is not None else None)
+                                 benchmark)
     with tempfile.TemporaryDirectory(prefix="iotune-run-") as directory:
         applied = apply_configuration(space, configuration, directory, environ=environ, override=override)
         started = time.time()
@@ -125,7 +130,7 @@ def run_command(store, study: str, command: list[str], workload: Workload | None
         try:
             profile = from_darshan(log)
             nbytes = profile.bytes_read + profile.bytes_written
-        except ProfileError as exc:
+        except WorkloadError as exc:
             warnings.append(f"Darshan log not used: {exc}")
     phase = PhaseResult("run", nbytes, wall, 0.0, wall, 0.0, 0)
     status = "COMPLETE" if returncode == 0 else "FAILED"

@@ -9,7 +9,21 @@ import traceback
 import typer
 
 from iotune import __version__
-from iotune.cli import bench_cmd, demo_cmd, learn_cmd, recommend_cmd, results_cmd, screen_cmd, space_cmd, store_cmd
+from iotune.cli import (
+    bench_cmd,
+    demo_cmd,
+    learn_cmd,
+    model_cmd,
+    profile_cmd,
+    recommend_cmd,
+    results_cmd,
+    run_cmd,
+    screen_cmd,
+    space_cmd,
+    store_cmd,
+    testbed_cmd,
+    variability_cmd,
+)
 from iotune.errors import IotuneError
 
 app = typer.Typer(
@@ -21,30 +35,22 @@ app = typer.Typer(
 )
 app.add_typer(space_cmd.app, name="space")
 app.command("bench")(bench_cmd.bench)
+app.command("screen")(screen_cmd.screen)
 app.command("demo")(demo_cmd.demo)
 app.command("results")(results_cmd.results)
 app.command("studies")(store_cmd.studies)
 app.command("export")(store_cmd.export)
 app.command("import")(store_cmd.import_)
 app.command("import-ior")(store_cmd.import_ior)
-app.command("screen")(screen_cmd.screen)
 app.command("train")(learn_cmd.train)
 app.command("evaluate")(learn_cmd.evaluate)
 app.command("explain")(learn_cmd.explain)
 app.command("recommend")(recommend_cmd.recommend)
-# variability commands (issue 4)
-from iotune.cli import variability_cmd  # noqa: E402
 app.add_typer(variability_cmd.app, name="variability")
-# analytic model commands (issue 5)
-from iotune.cli import model_cmd  # noqa: E402
 app.add_typer(model_cmd.app, name="model")
 app.add_typer(model_cmd.simulate_app, name="simulate")
-# profile / run commands (issue 6)
-from iotune.cli import run_cmd  # noqa: E402
-
-app.command("profile")(run_cmd.profile)
+app.command("profile")(profile_cmd.profile)
 app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run_cmd.run)
-from iotune.cli import testbed_cmd  # noqa: E402
 app.add_typer(testbed_cmd.app, name="testbed")
 
 

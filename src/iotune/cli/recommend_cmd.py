@@ -6,35 +6,10 @@ from dataclasses import asdict
 from pathlib import Path
 
 import typer
-import yaml
 
 from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
-
-
-def parse_workload(text: str) -> dict[str, str]:
-    """``"transfer_size=1MiB,collective=true"`` -> ``{"transfer_size": "1MiB", "collective": "true"}``."""
-    workload = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise IotuneError(f"--workload: {item!r} is not name=value (example: transfer_size=1MiB,collective=true)")
-        workload[name.strip()] = value.strip()
-    return workload
-
-
-def read_workload_file(path: Path) -> dict:
-    """A YAML mapping of workload parameter names to values."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise IotuneError(f"{path}: cannot read the workload file ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise IotuneError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, dict):
-        raise IotuneError(f"{path}: a workload file is a mapping of parameter names to values")
-    return data
 
 
 def load_trained(db: str | None, study: str, name: str | None):
@@ -120,8 +95,10 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
 
 def recommend(
     study: str = typer.Option(..., "--study", "-s", help="Study whose trained model to use."),
-    workload: str = typer.Option(None, "--workload", "-w", help="Workload as name=value pairs, comma-separated."),
-    workload_file: Path = typer.Option(None, "--workload-file", help="Workload as a YAML mapping."),
+    workload: str = typer.Option(None, "--workload", "-w", help="The workload: name=value pairs "
+                                 "(transfer_size=4MiB,collective=true), a workload YAML file (as iotune profile "
+                                 "--format yaml writes), a Darshan log or an IOR command line."),
+    workload_file: Path = typer.Option(None, "--workload-file", hidden=True, help="Older form of --workload FILE."),
     objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (paper 000, Eq. 2)."),
     top: int = typer.Option(3, "--top", help="How many configurations to report."),
     model: str = typer.Option(None, "--model", help="Trained model name (default: the study's latest)."),
@@ -134,9 +111,12 @@ def recommend(
 ) -> None:
     """Predict the best system configurations for a workload and say how to apply them."""
     check_format(fmt)
+    from iotune.profile import workload_values_from
+
     if (workload is None) == (workload_file is None):
-        raise IotuneError("give the workload with exactly one of --workload or --workload-file")
-    values = parse_workload(workload) if workload is not None else read_workload_file(workload_file)
+        raise IotuneError("give the workload with --workload (name=value pairs, a workload file, a Darshan log or "
+                          "an IOR command line)")
+    values, _ = workload_values_from(workload if workload is not None else workload_file)
     space, trained = load_trained(db, study, model)
     run_recommend(trained, values, objective, top, pricing, hints_dir, fmt, constraint, space=space, db=db,
                   study=study, spread=not no_spread)

@@ -18,7 +18,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from iotune.profile.workload import ProfileError
+from iotune.workload import WorkloadError
 
 MAGIC = 6567223
 # Module ids of darshan-log-format.h, for the bits of the header's partial flag.
@@ -37,31 +37,31 @@ class DarshanHeader:
 
 
 def read_header(path: str | Path) -> DarshanHeader:
-    """The header of the Darshan log at ``path``; ProfileError when the file cannot be a complete Darshan 3 log."""
+    """The header of the Darshan log at ``path``; WorkloadError when the file cannot be a complete Darshan 3 log."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ProfileError(f"{path}: cannot read ({exc.strerror})") from None
+        raise WorkloadError(f"{path}: cannot read ({exc.strerror})") from None
     if len(data) < 16:
-        raise ProfileError(f"{path}: not a Darshan log ({len(data)} bytes, too short for a header)")
+        raise WorkloadError(f"{path}: not a Darshan log ({len(data)} bytes, too short for a header)")
     version = data[:8].split(b"\0", 1)[0].decode("ascii", "replace")
     little, big = struct.unpack("<q", data[8:16])[0], struct.unpack(">q", data[8:16])[0]
     if MAGIC not in (little, big):
-        raise ProfileError(f"{path}: not a Darshan log (no Darshan magic number in the header)")
+        raise WorkloadError(f"{path}: not a Darshan log (no Darshan magic number in the header)")
     order = "<" if little == MAGIC else ">"
     if not version.startswith("3.") or not version[2:].isdigit():
-        raise ProfileError(f"{path}: Darshan log format {version!r} is not supported (Darshan 3.x logs are)")
+        raise WorkloadError(f"{path}: Darshan log format {version!r} is not supported (Darshan 3.x logs are)")
     wide_flag = version >= "3.41"
     flag_format, maps_at, slots = ("Q", 32, 64) if wide_flag else ("I", 24, 16)
     end = maps_at + 16 * (1 + slots)
     if len(data) < end:
-        raise ProfileError(f"{path}: truncated Darshan log ({len(data)} bytes, shorter than its header)")
+        raise WorkloadError(f"{path}: truncated Darshan log ({len(data)} bytes, shorter than its header)")
     partial = struct.unpack(order + flag_format, data[24:32] if wide_flag else data[20:24])[0]
     maps = struct.unpack(f"{order}{2 * (1 + slots)}Q", data[maps_at:end])
     mapped = max(offset + length for offset, length in zip(maps[::2], maps[1::2]))
     if mapped > len(data):
-        raise ProfileError(f"{path}: truncated or corrupt Darshan log (header maps {mapped} bytes, "
+        raise WorkloadError(f"{path}: truncated or corrupt Darshan log (header maps {mapped} bytes, "
                            f"file has {len(data)})")
     partial_modules = tuple(name for bit, name in MODULE_IDS.items() if partial & (1 << bit))
     return DarshanHeader(version, partial_modules, mapped)

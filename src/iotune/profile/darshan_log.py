@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from iotune.profile.darshan_header import read_header
-from iotune.profile.workload import ProfileError, Workload
+from iotune.workload import WorkloadError, Workload
 
 # Data module per interface, with the prefix of its counters.
 LAYERS = (("HDF5", "H5D", "H5D"), ("PnetCDF", "PNETCDF_VAR", "PNETCDF_VAR"), ("MPIIO", "MPI-IO", "MPIIO"),
@@ -39,34 +39,34 @@ TIMEOUT = 120.0
 def read_darshan(path: str | Path, timeout: float = TIMEOUT) -> dict:
     """The log's counters as plain data (see :mod:`iotune.profile._darshan_child`) and pydarshan's complaints.
 
-    ProfileError when the file is not a complete Darshan 3 log, pydarshan is
+    WorkloadError when the file is not a complete Darshan 3 log, pydarshan is
     missing, or the reader fails or crashes.
     """
     header = read_header(path)
     try:
         import darshan  # noqa: F401
     except ImportError:
-        raise ProfileError("reading Darshan logs needs pydarshan: pip install darshan") from None
+        raise WorkloadError("reading Darshan logs needs pydarshan: pip install darshan") from None
     try:
         done = subprocess.run([sys.executable, "-m", "iotune.profile._darshan_child", str(path)],
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise ProfileError(f"{path}: pydarshan did not finish reading the log in {timeout:g} s") from None
+        raise WorkloadError(f"{path}: pydarshan did not finish reading the log in {timeout:g} s") from None
     complaints = [line.strip() for line in done.stderr.splitlines() if line.startswith("Error:")]
     if done.returncode != 0:
         cause = complaints[0] if complaints else (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise ProfileError(f"{path}: corrupt Darshan log (pydarshan failed: {cause})")
+        raise WorkloadError(f"{path}: corrupt Darshan log (pydarshan failed: {cause})")
     try:
         data = json.loads(done.stdout)
     except json.JSONDecodeError:
-        raise ProfileError(f"{path}: corrupt Darshan log (pydarshan gave no readable result)") from None
+        raise WorkloadError(f"{path}: corrupt Darshan log (pydarshan gave no readable result)") from None
     data["complaints"] = complaints
     data["header"] = {"version": header.version, "partial_modules": list(header.partial_modules)}
     return data
 
 
 def from_darshan(path: str | Path) -> Workload:
-    """The workload a Darshan log describes; ProfileError when it has no I/O data or cannot be read."""
+    """The workload a Darshan log describes; WorkloadError when it has no I/O data or cannot be read."""
     return summarize(read_darshan(path), source=str(path))
 
 
@@ -116,7 +116,7 @@ def summarize(data: dict, source: str = "") -> Workload:
     layer = next(((api, module, prefix) for api, module, prefix in LAYERS
                   if _sum(records.get(module, []), f"{prefix}_BYTES_READ", f"{prefix}_BYTES_WRITTEN")), None)
     if layer is None:
-        raise ProfileError(f"{source}: no instrumentation data: the log has job metadata only ({processes} "
+        raise WorkloadError(f"{source}: no instrumentation data: the log has job metadata only ({processes} "
                            f"processes, {data.get('exe', '').strip() or 'unknown command'}) and no I/O records")
     api, module, prefix = layer
     rows = records[module]
@@ -140,8 +140,8 @@ def summarize(data: dict, source: str = "") -> Workload:
         notes.append(f"MPI-IO calls: {coll} collective, {indep} independent")
     request = _request_size(rows, prefix, notes)
     notes.append("iterations cannot be read from a Darshan log: 1 assumed")
-    return Workload(
-        processes=processes, io_processes=io_processes, api=api,
-        bytes_per_process=max(bytes_read, bytes_written) // io_processes, request_size=request,
-        bytes_read=bytes_read, bytes_written=bytes_written, collective=coll > indep, shared_file=shared,
-        iterations=1, modules=sorted(name for name in records), source=source, notes=notes, warnings=warnings)
+    return Workload.from_io(
+        interface=api, processes=io_processes, job_processes=processes, transfer_size=request,
+        bytes_per_process=max(bytes_read, bytes_written) // io_processes, bytes_read=bytes_read,
+        bytes_written=bytes_written, collective=coll > indep, shared_file=shared, iterations=1,
+        modules=sorted(name for name in records), source=source, notes=notes, warnings=warnings)
