@@ -44,7 +44,11 @@ FINISHED_STATES = frozenset(
 # Variables of an enclosing Slurm job or of the user's defaults that would steer our clients elsewhere.
 FOREIGN_PREFIXES = ("SLURM_", "SBATCH_", "SALLOC_", "SRUN_", "SQUEUE_", "SINFO_", "SCANCEL_", "SCONTROL_")
 MARKER = "IOTUNE_TEST_SLURM_ROOT"
-SLURMCTLD_MIN_JOB_AGE = 3600
+OWNER = "owner"
+# Seconds a finished job stays visible to squeue/scontrol (Slurm's default: 300).
+MIN_JOB_AGE = 3600
+# Seconds between the SIGTERM and the SIGKILL that scancel or a time limit sends (Slurm's default: 30).
+KILL_WAIT = 2
 
 
 class SlurmStartError(RuntimeError):
@@ -311,6 +315,41 @@ def _kill_strays(root: Path) -> None:
         time.sleep(0.2)
 
 
+def _started(pid: int) -> str | None:
+    """Start time of a process (clock ticks since boot, /proc/PID/stat field 22), None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _base_dir() -> Path:
+    base = tempfile.gettempdir()
+    # munge and slurmstepd put Unix sockets in here: keep paths far below the 107-byte limit.
+    return Path(base if len(base) < 40 else "/tmp")
+
+
+def remove_abandoned_clusters() -> list[Path]:
+    """Kill the processes of, and remove, clusters whose test process died without stopping them.
+
+    A SIGKILLed test process takes its daemons along (they get SIGTERM through PR_SET_PDEATHSIG), but
+    not the steps and tasks of running jobs nor the directory; each cluster's OWNER file names the
+    process (pid and start time) that started it.  Returns the directories removed.
+    """
+    removed = []
+    for root in sorted(_base_dir().glob("iotune-slurm-*")):
+        try:
+            pid, started = (root / OWNER).read_text().split()
+        except (OSError, ValueError):
+            continue
+        if _started(int(pid)) != started:
+            _kill_strays(root)
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(root)
+    return removed
+
+
 def _slurm_conf(root: Path, hostname: str, nodes: tuple[str, ...], cpus: int, ports: dict[str, int]) -> str:
     lines = [
         f"ClusterName=iotune{ports['slurmctld']}",
@@ -339,13 +378,15 @@ def _slurm_conf(root: Path, hostname: str, nodes: tuple[str, ...], cpus: int, po
         "SwitchType=switch/none",
         "MpiDefault=none",
         "SchedulerType=sched/builtin",
+        # Schedule a submitted batch job at the next pass of slurmctld's 1 s loop, not up to 3 s later.
+        "SchedulerParameters=batch_sched_delay=0",
         "SelectType=select/cons_tres",
         "SelectTypeParameters=CR_Core",
         # Take the node sizes below as given: three nodes share this host's cores.
         "SlurmdParameters=config_overrides",
         "ReturnToService=2",
-        f"MinJobAge={SLURMCTLD_MIN_JOB_AGE}",
-        "KillWait=2",
+        f"MinJobAge={MIN_JOB_AGE}",
+        f"KillWait={KILL_WAIT}",
         "MessageTimeout=30",
         "SlurmctldDebug=info",
         "SlurmdDebug=info",
@@ -386,9 +427,8 @@ def _wait(cluster: SlurmCluster, ready, timeout: float, what: str) -> None:
 
 
 def _start_once(nodes: tuple[str, ...], cpus_per_node: int) -> SlurmCluster:
-    base = tempfile.gettempdir()
-    # munge and slurmstepd put Unix sockets in here: keep paths far below the 107-byte limit.
-    root = Path(tempfile.mkdtemp(prefix="iotune-slurm-", dir=base if len(base) < 40 else "/tmp"))
+    root = Path(tempfile.mkdtemp(prefix="iotune-slurm-", dir=_base_dir()))
+    (root / OWNER).write_text(f"{os.getpid()} {_started(os.getpid())}")
     # munged refuses a socket directory that not everyone may enter.
     root.chmod(0o755)
     ports = dict(zip(("slurmctld", *nodes), _free_ports(1 + len(nodes))))
@@ -421,12 +461,14 @@ def _start_once(nodes: tuple[str, ...], cpus_per_node: int) -> SlurmCluster:
 def start_slurm_cluster(nodes: int = 3, cpus_per_node: int = 2, attempts: int = 3) -> SlurmCluster:
     """Start munged, slurmctld and ``nodes`` slurmd (n1, n2...) and wait until all nodes are idle.
 
-    Call :meth:`SlurmCluster.stop` when done.  A start that fails (a port taken in between, say)
+    Call :meth:`SlurmCluster.stop` when done.  Clusters abandoned by dead test processes are removed
+    first (:func:`remove_abandoned_clusters`).  A start that fails (a port taken in between, say)
     is cleaned up and retried with new ports; the last failure raises :class:`SlurmStartError`.
     """
     problem = slurm_problem()
     if problem:
         raise SlurmStartError(problem)
+    remove_abandoned_clusters()
     names = tuple(f"n{index}" for index in range(1, nodes + 1))
     for attempt in range(attempts):
         try:

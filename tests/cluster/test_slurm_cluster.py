@@ -70,6 +70,18 @@ def test_scancel_stops_a_running_array(slurm, tmp_path):
     assert slurm.active_jobs() == []
 
 
+def test_scancel_sends_sigterm_first(slurm, tmp_path):
+    script = "#!/bin/bash\ntrap 'touch got_term; exit 0' TERM\ntouch started\nsleep 600 & wait\n"
+    job = slurm.sbatch("--output=/dev/null", script=script, cwd=tmp_path)
+    slurm.wait_running(job)
+    _wait_until((tmp_path / "started").exists, 60, "the script running")
+
+    slurm.scancel(job)
+
+    assert slurm.wait_finished(job) == {job: "CANCELLED"}
+    assert (tmp_path / "got_term").exists()
+
+
 def test_follow_a_job_without_accounting(slurm, tmp_path):
     script = "#!/bin/bash\nwhile [ ! -e go ]; do sleep 0.1; done\nexit 3\n"
     job = slurm.sbatch("--output=/dev/null", script=script, cwd=tmp_path)
