@@ -44,7 +44,10 @@ def test_srun_places_one_task_on_each_node(slurm):
 
 
 def test_job_array_tasks_each_write_a_file(slurm, tmp_path):
-    script = '#!/bin/bash\necho "$SLURM_ARRAY_TASK_ID $SLURM_ARRAY_JOB_ID $SLURMD_NODENAME" > "task_$SLURM_ARRAY_TASK_ID"\n'
+    script = (
+        "#!/bin/bash\n"
+        'echo "$SLURM_ARRAY_TASK_ID $SLURM_ARRAY_JOB_ID $SLURMD_NODENAME" > "task_$SLURM_ARRAY_TASK_ID"\n'
+    )
     job = slurm.sbatch("--array=0-2", f"--output={tmp_path}/%A_%a.out", script=script, cwd=tmp_path)
     states = slurm.wait_finished(job, tasks=3)
     assert states == {f"{job}_{task}": "COMPLETED" for task in range(3)}
@@ -55,7 +58,12 @@ def test_job_array_tasks_each_write_a_file(slurm, tmp_path):
 
 
 def test_scancel_stops_a_running_array(slurm, tmp_path):
-    script = '#!/bin/bash\necho $$ > "pid_$SLURM_ARRAY_TASK_ID.tmp"\nmv "pid_$SLURM_ARRAY_TASK_ID.tmp" "pid_$SLURM_ARRAY_TASK_ID"\nexec sleep 600\n'
+    script = (
+        "#!/bin/bash\n"
+        'echo $$ > "pid_$SLURM_ARRAY_TASK_ID.tmp"\n'
+        'mv "pid_$SLURM_ARRAY_TASK_ID.tmp" "pid_$SLURM_ARRAY_TASK_ID"\n'
+        "exec sleep 600\n"
+    )
     job = slurm.sbatch("--array=0-2", "--output=/dev/null", script=script, cwd=tmp_path)
     slurm.wait_running(job, tasks=3)
     _wait_until(lambda: len(list(tmp_path.glob("pid_?"))) == 3, 60, "three task pid files")
