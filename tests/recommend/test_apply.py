@@ -2,7 +2,8 @@
 
 import json
 
-from iotune.cli.recommend_cmd import parse_workload, run_recommend
+from iotune.cli.recommend_cmd import run_recommend
+from iotune.profile import workload_values_from
 from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 from iotune.spec.mapping import hints_of
 from tests.cli.conftest import run_iotune
@@ -33,7 +34,7 @@ def test_hints_follow_mapping(hints_space):
 def test_run_recommend_json_and_hints_dir(hints_space, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("IOTUNE_PLAIN", "1")
     model = make_model(hints_space, synthetic_time)
-    workload = parse_workload("transfer_size=1MiB, collective=true")
+    workload, _ = workload_values_from("transfer_size=1MiB, collective=true")
     run_recommend(model, workload, top=2, hints_dir=tmp_path / "h", fmt="json")
     out, err = capsys.readouterr()
     data = json.loads(out)

@@ -7,6 +7,7 @@ the one workload vocabulary that specs, ``recommend``, ``run`` and ``tune`` read
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from iotune.profile.darshan_log import from_darshan
@@ -15,6 +16,7 @@ from iotune.profile.yaml_file import from_mapping, from_yaml
 from iotune.workload import BENCHMARK_FIELDS, INTERFACES, Workload, WorkloadError, workload_values
 
 YAML_SUFFIXES = (".yaml", ".yml")
+PAIRS = re.compile(r"^\s*\w+\s*=\s*[^,=\s][^,=]*(,\s*\w+\s*=\s*[^,=\s][^,=]*)*,?\s*$")
 
 
 def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
@@ -26,7 +28,7 @@ def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
     """
     text = str(source).strip()
     path = Path(text)
-    if "=" in text and not path.exists() and " " not in text:
+    if PAIRS.match(text) and not path.exists():
         pairs = {}
         for item in filter(None, (part.strip() for part in text.split(","))):
             name, sep, value = item.partition("=")
