@@ -47,9 +47,12 @@ def test_run_recommend_json_and_hints_dir(hints_space, tmp_path, capsys, monkeyp
 
 
 def test_cli_bad_input_is_one_line(tmp_path):
-    result = run_iotune("recommend", "--study", "nope", "--workload", "a=1", "--db", tmp_path / "x.db", cwd=tmp_path)
+    result = run_iotune("recommend", "--study", "nope", "--workload", "transfer_size=1MiB", "--db", tmp_path / "x.db",
+                        cwd=tmp_path)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == \
         [f"error: no study named 'nope' in sqlite:///{tmp_path / 'x.db'}"] or "nope" in result.stderr
     result = run_iotune("recommend", "--study", "s", "--workload", "junk", cwd=tmp_path)
-    assert "error: --workload: 'junk' is not name=value" in result.stderr and "Traceback" not in result.stderr
+    assert "error: --workload: 'junk' is not name=value pairs" in result.stderr and "Traceback" not in result.stderr
+    result = run_iotune("recommend", "--study", "s", "--workload", "a=1", cwd=tmp_path)
+    assert "error: --workload: unknown workload field 'a'" in result.stderr

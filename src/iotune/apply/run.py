@@ -57,7 +57,8 @@ def runs_study(store, record):
     if runs is None:
         runs = store.create_study(name, record.space_yaml, record.space_hash,
                                   {"source": "iotune run", "tuning_study": record.name},
-                                  description=f"application runs tuned from study {record.name}")
+                                  description=f"application runs tuned from study {record.name}",
+                                  spec_yaml=record.spec_yaml)
     elif runs.space_hash != record.space_hash:
         raise IotuneError(f"study {name!r} holds runs of another space than study {record.name!r}")
     return runs

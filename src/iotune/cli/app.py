@@ -22,6 +22,7 @@ from iotune.cli import (
     space_cmd,
     store_cmd,
     testbed_cmd,
+    tune_cmd,
     variability_cmd,
 )
 from iotune.errors import IotuneError
@@ -46,6 +47,7 @@ app.command("train")(learn_cmd.train)
 app.command("evaluate")(learn_cmd.evaluate)
 app.command("explain")(learn_cmd.explain)
 app.command("recommend")(recommend_cmd.recommend)
+app.command("tune", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(tune_cmd.tune)
 app.add_typer(variability_cmd.app, name="variability")
 app.add_typer(model_cmd.app, name="model")
 app.add_typer(model_cmd.simulate_app, name="simulate")

@@ -47,8 +47,15 @@ def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
             raise WorkloadError(str(exc)) from None
         values = workload_values(data, str(path), descriptive=True)
         return {k: v for k, v in values.items() if k in BENCHMARK_FIELDS}, None
+    if not path.exists() and not _looks_like_ior(text):
+        raise WorkloadError(f"--workload: {text!r} is not name=value pairs (transfer_size=1MiB,collective=true), "
+                            "a workload file, a Darshan log or an IOR command line")
     workload = load_workload(text)
     return workload.values(), workload
+
+
+def _looks_like_ior(text: str) -> bool:
+    return " " in text.strip() or Path(text).name == "ior"
 
 
 def load_workload(source: str | Path) -> Workload:

@@ -36,7 +36,7 @@ from iotune.spec.mapping import benchmark_spec
 from iotune.spec.storage import storage_config
 from iotune.study.objective import Objective
 from iotune.study.study import Study, StudyError
-from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before
+from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before, wait_for_trials
 
 FINISHED = ("COMPLETE", "INVALID")
 POLL_S = 1.0
@@ -181,19 +181,10 @@ class Campaign:
 
     def _run_until_finished(self, wanted: set[tuple[str, int]]) -> None:
         """Run queued trials here (when this process has a worker) until every wanted trial is finished."""
-        while True:
-            if self.worker is not None:
-                before = self.worker.report.completed + self.worker.report.failed
-                self.worker.drain()
-                done = self.worker.report.completed + self.worker.report.failed - before
-                self.report.completed = self.worker.report.completed
-                self.report.failed = self.worker.report.failed
-                if done:
-                    continue
-            states = self.store.trial_states(self.study.id)
-            if all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted):
-                return
-            time.sleep(self.poll_s)
+        wait_for_trials(self.store, self.study.id, self.worker, wanted, self.poll_s)
+        if self.worker is not None:
+            self.report.completed = self.worker.report.completed
+            self.report.failed = self.worker.report.failed
 
     def _complete_times(self, keys: list[str]) -> dict[str, list[float]]:
         times: dict[str, list[float]] = {}

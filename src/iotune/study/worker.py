@@ -179,11 +179,20 @@ class _Heartbeat:
         self._thread.join(timeout=5)
 
 
-def wait_until(condition: Callable[[], bool], poll_s: float = 1.0, timeout_s: float | None = None) -> bool:
-    """Poll ``condition`` until it holds (True) or ``timeout_s`` passes (False)."""
-    start = time.monotonic()
-    while not condition():
-        if timeout_s is not None and time.monotonic() - start > timeout_s:
-            return False
+def wait_for_trials(store, study_id: int, worker: Worker | None, wanted: set[tuple[str, int]],
+                    poll_s: float = 1.0) -> None:
+    """Run queued trials here (with ``worker``) until every wanted (configuration key, repeat) is finished.
+
+    Other workers may hold some of them: then this waits, draining again in
+    between, so a trial whose owner died is taken over here.
+    """
+    while True:
+        if worker is not None:
+            before = worker.report.completed + worker.report.failed
+            worker.drain()
+            if worker.report.completed + worker.report.failed > before:
+                continue
+        states = store.trial_states(study_id)
+        if all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted):
+            return
         time.sleep(poll_s)
-    return True
