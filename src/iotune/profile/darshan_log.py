@@ -24,6 +24,7 @@ from iotune.profile.darshan_header import read_header
 from iotune.workload import Workload, WorkloadError
 
 LIBRARIES = {"H5F": "HDF5", "H5D": "HDF5", "PNETCDF_FILE": "PnetCDF", "PNETCDF_VAR": "PnetCDF"}
+FILE_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS", "DAOS")
 TIMEOUT = 120.0
 
 
@@ -76,11 +77,14 @@ def _no_data(data: dict, source: str, processes: int) -> WorkloadError:
 
 
 def _files(records: dict[str, list[dict]], names: dict[str, str]) -> dict[str, tuple[int, int]]:
-    """Bytes (read, written) per file name over every data module (a file's largest figure per module)."""
+    """Bytes (read, written) per file name over the file-level modules (a file's largest figure per module).
+
+    HDF5 datasets and PnetCDF variables are parts of files, not files, and are left out.
+    """
     out: dict[str, tuple[int, int]] = {}
-    for module, rows in records.items():
+    for module in FILE_MODULES:
         prefix = darshan_layers.PREFIX[module]
-        for row in rows:
+        for row in records.get(module, []):
             name = names.get(str(row["id"]), str(row["id"]))
             read, written = out.get(name, (0, 0))
             out[name] = (max(read, row.get(f"{prefix}_BYTES_READ", 0)),
