@@ -322,7 +322,7 @@ def shared_some_idle() -> Log:
 
 
 def dxt_partial() -> Log:
-    """Two ranks writing 32 MiB each to their own file, complete counters; only the DXT_POSIX trace ran out of memory."""
+    """Two ranks write 32 MiB each to their own file, counters complete; only the DXT_POSIX trace ran out of memory."""
     return Log(2, "./writer 32m", [_posix(f"/scratch/d/out.{rank}", rank, written=32 * MIB) for rank in range(2)],
                partial=("DXT_POSIX",))
 

@@ -1,8 +1,12 @@
 """The rules of a Darshan profile on plain records (no log, no child process): layers, ranks, warnings."""
 
+import pytest
+
 from iotune.profile.darshan_facts import io_processes, ranks_in_reduced
 from iotune.profile.darshan_layers import choose, layers
+from iotune.profile.darshan_log import summarize
 from iotune.profile.darshan_warnings import pointless_tuning
+from iotune.workload import WorkloadError
 
 MIB = 1 << 20
 
@@ -44,3 +48,18 @@ def test_reduced_record_rank_counts():
     per_rank = [{"id": 7, "rank": r, "POSIX_BYTES_READ": MIB * (r < 3)} for r in range(6)]
     assert io_processes(per_rank, "POSIX", 6) == (3, False)
 
+
+
+def _data(records, complaints=()):
+    return {"job": {"nprocs": 2}, "exe": "./app", "modules": {m: {} for m in records}, "records": records,
+            "names": {}, "complaints": list(complaints), "header": {"version": "3.41", "partial_modules": []}}
+
+
+def test_records_without_bytes_are_not_job_metadata_only():
+    with pytest.raises(WorkloadError, match="no bytes moved: the log has 2 POSIX record"):
+        summarize(_data({"POSIX": [{"id": 1, "rank": 0, "POSIX_OPENS": 1}, {"id": 2, "rank": 1, "POSIX_STATS": 3}]}))
+
+
+def test_unreadable_records_keep_pydarshans_words():
+    with pytest.raises(WorkloadError, match=r"pydarshan could not read .*\(Error: unable to inflate"):
+        summarize(_data({"POSIX": []}, ["Error: unable to inflate darshan log data."]))

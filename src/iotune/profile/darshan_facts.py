@@ -66,8 +66,12 @@ def io_processes(records: list[dict], prefix: str, nprocs: int) -> tuple[int, bo
     return max(1, min(nprocs, count)), estimated
 
 
-def request_size(records: list[dict], prefix: str) -> tuple[int, str]:
-    """The dominant request size in bytes (0 if none can be read) and how it was found."""
+def request_size(records: list[dict], prefix: str) -> tuple[int, str, bool]:
+    """The dominant request size in bytes (0 if none can be read), how it was found, and whether it is only a mean.
+
+    The mean bytes per call is the last resort (STDIO records no sizes at all);
+    the benchmark then runs requests of a size the application may never have used.
+    """
     counts: Counter = Counter()
     for record in records:
         for i in range(1, 5):
@@ -75,7 +79,7 @@ def request_size(records: list[dict], prefix: str) -> tuple[int, str]:
             if size > 0 and count > 0:
                 counts[size] += count
     if counts:
-        return counts.most_common(1)[0][0], ""
+        return counts.most_common(1)[0][0], "", False
     calls = sum(r.get(f"{prefix}_READS", 0) + r.get(f"{prefix}_WRITES", 0) for r in records)
     mean = sum(moved(r, prefix) for r in records) // calls if calls else 0
     middle = "_" if prefix in ("POSIX", "DFS", "DAOS") else "_AGG_"
@@ -86,7 +90,8 @@ def request_size(records: list[dict], prefix: str) -> tuple[int, str]:
     if ops and max(ops.values()):
         suffix = ops.most_common(1)[0][0]
         low, high = BINS[suffix]
-        return (mean if low <= mean <= high else low), f"estimated from the {prefix} size histogram (bin {suffix})"
+        how = f"estimated from the {prefix} size histogram (bin {suffix})"
+        return (mean if low <= mean <= high else low), how, False
     if mean:
-        return mean, f"{prefix} records no request sizes: the mean bytes per read or write call"
-    return 0, ""
+        return mean, f"{prefix} records no request sizes: the mean bytes per read or write call", True
+    return 0, "", False

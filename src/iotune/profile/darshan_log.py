@@ -71,7 +71,8 @@ def _no_data(data: dict, source: str, processes: int) -> WorkloadError:
                              f"only job metadata was readable ({what})")
     if any(records.values()):
         listed = ", ".join(f"{len(rows)} {name}" for name, rows in records.items() if rows)
-        return WorkloadError(f"{source}: no bytes moved: the log has {listed} record(s) but no reads or writes ({what})")
+        return WorkloadError(f"{source}: no bytes moved: the log has {listed} record(s) but no reads or writes "
+                             f"({what})")
     return WorkloadError(f"{source}: no instrumentation data: the log has job metadata only ({what}) and no I/O "
                          "records")
 
@@ -132,8 +133,8 @@ def summarize(data: dict, source: str = "") -> Workload:
     indep = sum(r.get("MPIIO_INDEP_READS", 0) + r.get("MPIIO_INDEP_WRITES", 0) for r in mpiio)
     if mpiio:
         notes.append(f"MPI-IO calls: {coll} collective, {indep} independent")
-    request, how = darshan_facts.request_size(rows, prefix)
-    if how.startswith(prefix + " records no"):
+    request, how, only_mean = darshan_facts.request_size(rows, prefix)
+    if only_mean:
         warnings.append(f"transfer size {request} B is estimated: {how}")
     elif how:
         notes.append(f"request size {how}")
