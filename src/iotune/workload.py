@@ -181,8 +181,8 @@ def workload_values(data: Any, source: str = "--workload", *, descriptive: bool 
                 hint = f", did you mean {close[0]!r}?" if close else ""
             raise WorkloadError(f"{source}: unknown workload field {name!r}{hint} "
                                 f"(fields: {', '.join(BENCHMARK_FIELDS)})")
-        if name not in BENCHMARK_FIELDS and not descriptive:
-            continue
+        if (name not in BENCHMARK_FIELDS and not descriptive) or value is None:
+            continue  # None: not known (e.g. job_processes of a workload given by hand)
         out[name] = _normalise(name, value, source)
     return out
 

@@ -91,8 +91,6 @@ def test_yaml_workload(tmp_path):
         load_workload(path)
 
 
-@pytest.mark.xfail(strict=True, reason="iotune/workload.py: from_mapping refuses job_processes None, "
-                                      "which to_dict writes for a workload without it")
 def test_workload_round_trip_without_job_processes():
     w = Workload.from_io(interface="MPIIO", processes=4, transfer_size=MIB, bytes_per_process=4 * MIB,
                          collective=True, shared_file=True)
