@@ -3,9 +3,10 @@
 The tuning module of paper 001 applies the chosen hints before the
 application's MPI-IO calls, transparently; here they reach the command through
 every channel an MPI library or IOR reads (:func:`iotune.apply.settings.apply_settings`).
-The monitoring module times the run: the command's wall time, and, when the
-run leaves a Darshan log (``DARSHAN_LOGFILE``, or the newest log written during
-the run in ``DARSHAN_LOGPATH``), the bytes it moved.
+The monitoring module times the run: when the run leaves a Darshan log
+(``DARSHAN_LOGFILE``, or the newest log written during the run in
+``DARSHAN_LOGPATH``), the I/O time of its slowest process and the bytes it
+moved, else the command's wall time.
 
 :class:`CommandRunner` is a runner like the benchmark's (``run(spec, scratch)
 -> Measurement``; a failure is a FAILED measurement, never an exception), so
@@ -43,12 +44,15 @@ class Execution:
     returncode: int
     wall_seconds: float
     bytes: int = 0
+    io_seconds: float | None = None
     darshan_log: str | None = None
     warnings: list[str] = field(default_factory=list)
 
     def measurement(self, command: list[str], extra: dict | None = None) -> Measurement:
-        """The run as a trial's outcome: one ``run`` phase of the wall time; FAILED on a non-zero exit."""
-        phase = PhaseResult("run", self.bytes, self.wall_seconds, 0.0, self.wall_seconds, 0.0, 0)
+        """The run as a trial's outcome: one ``run`` phase of the I/O time Darshan measured (else the wall time);
+        FAILED on a non-zero exit."""
+        seconds = self.io_seconds if self.io_seconds else self.wall_seconds
+        phase = PhaseResult("run", self.bytes, seconds, 0.0, seconds, 0.0, 0)
         ok = self.returncode == 0
         return Measurement(
             status="COMPLETE" if ok else "FAILED", phases=[phase],
@@ -56,6 +60,7 @@ class Execution:
             runner=RUNNER, command=shlex.join(command), wall_seconds=self.wall_seconds,
             extra={"iotune_version": __version__, "kept": self.applied.kept, "overridden": self.applied.overridden,
                    "darshan_log": self.darshan_log, "phase_bytes_source": "darshan" if self.bytes else "unknown",
+                   "phase_seconds_source": "darshan io time" if self.io_seconds else "wall time",
                    "python": sys.executable, **(extra or {})})
 
 
@@ -95,6 +100,7 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
         try:
             profile = from_darshan(log)
             execution.bytes = profile.bytes_read + profile.bytes_written
+            execution.io_seconds = profile.io_seconds
         except WorkloadError as exc:
             execution.warnings.append(f"Darshan log not used: {exc}")
     return execution

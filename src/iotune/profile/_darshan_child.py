@@ -13,7 +13,8 @@ import sys
 
 # Modules whose records carry the bytes an application moved, in pydarshan's names.
 DATA_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
-KEPT_FCOUNTERS = ("_F_VARIANCE_RANK_BYTES",)
+KEPT_FCOUNTERS = ("_F_VARIANCE_RANK_BYTES", "_F_READ_TIME", "_F_WRITE_TIME", "_F_META_TIME",
+                  "_F_SLOWEST_RANK_TIME")
 
 
 def read(path: str) -> dict:

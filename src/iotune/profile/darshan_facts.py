@@ -95,3 +95,24 @@ def request_size(records: list[dict], prefix: str) -> tuple[int, str, bool]:
     if mean:
         return mean, f"{prefix} records no request sizes: the mean bytes per read or write call", True
     return 0, "", False
+
+
+def io_seconds(rows: list[dict], prefix: str) -> float | None:
+    """Seconds the slowest process spent in I/O at this layer, as Darshan timed it; None when not recorded.
+
+    A rank's time is the sum of its records' read, write and metadata times; a
+    file shared by all ranks (a rank -1 record) adds the time of its slowest rank
+    to every rank, so the result bounds the job's I/O time from above.
+    """
+    per_rank: dict[int, float] = {}
+    shared, seen = 0.0, False
+    for row in rows:
+        own = sum(row.get(f"{prefix}_F_{kind}_TIME", 0.0) for kind in ("READ", "WRITE", "META"))
+        seen = seen or own > 0
+        if row["rank"] < 0:
+            shared += row.get(f"{prefix}_F_SLOWEST_RANK_TIME", own)
+        else:
+            per_rank[row["rank"]] = per_rank.get(row["rank"], 0.0) + own
+    if not seen:
+        return None
+    return shared + max(per_rank.values(), default=0.0)

@@ -147,4 +147,5 @@ def summarize(data: dict, source: str = "") -> Workload:
         interface=layer.interface, processes=processes, job_processes=nprocs, transfer_size=request,
         bytes_per_process=max(bytes_read, bytes_written) // processes, bytes_read=bytes_read,
         bytes_written=bytes_written, collective=coll > indep, shared_file=shared, iterations=1,
-        modules=sorted(modules), source=source, notes=notes, warnings=warnings)
+        modules=sorted(modules), source=source, notes=notes, warnings=warnings,
+        io_seconds=darshan_facts.io_seconds(rows, prefix))
