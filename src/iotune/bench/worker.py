@@ -24,6 +24,7 @@ import time
 import traceback
 from pathlib import Path
 
+from iotune.bench import mpi_temp
 from iotune.bench.kernel import run_kernel, summarise
 from iotune.bench.trial import BenchmarkSpec
 from iotune.bench.world import pid_running
@@ -71,6 +72,8 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
 
     A rank spinning in a collective whose peer died never reads its socket
     again, so only a watchdog can end it after the controller was SIGKILLed.
+    Leaving without MPI_Finalize, it first removes the shared-memory files it
+    maps, which nobody else would (the controller that would is gone).
     """
     controller = int(os.environ.get("IOTUNE_CONTROLLER_PID", "0"))
     parent = os.getppid()
@@ -79,6 +82,7 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
         while True:
             time.sleep(interval)
             if os.getppid() != parent or (controller and not pid_running(controller)):
+                mpi_temp.remove_own()
                 os._exit(1)
 
     threading.Thread(target=watch, name="iotune-orphan-watchdog", daemon=True).start()
