@@ -8,7 +8,6 @@ anything a later MPICH adds.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import signal
 import subprocess
@@ -21,6 +20,7 @@ import pytest
 
 from iotune.bench.trial import BenchmarkSpec
 from iotune.bench.world import WorkerWorld, find_mpiexec, process_tree
+from tests.processes import exposed, listening_sockets, temporary_files, wait_gone
 
 pytestmark = pytest.mark.requires_mpi
 
@@ -33,42 +33,8 @@ def mpiexec_for(launcher: str) -> str | None:
     return None if name is None else str(Path(find_mpiexec()).parent / name)
 
 
-def temporary_files(pids: list[int]) -> set[str]:
-    """Files under /dev/shm, and files directly in /tmp, that ``pids`` map or hold open (not deleted ones)."""
-    found = set()
-    for pid in pids:
-        paths = []
-        try:
-            paths += [line.split(maxsplit=5)[5] for line in Path(f"/proc/{pid}/maps").read_text().splitlines()
-                      if len(line.split(maxsplit=5)) == 6]
-            for fd in os.listdir(f"/proc/{pid}/fd"):
-                try:
-                    paths.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
-                except OSError:
-                    pass
-        except OSError:
-            continue
-        found |= {p for p in paths if not p.endswith(" (deleted)")
-                  and (p.startswith("/dev/shm/") or Path(p).parent == Path("/tmp"))}
-    return found
-
-
 def world_files(world: WorkerWorld) -> set[str]:
     return temporary_files(process_tree(world._proc.pid) + world.pids)
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def wait_gone(pids: list[int], seconds: float = 15.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return [pid for pid in pids if alive(pid)]
 
 
 def fail_world(world: WorkerWorld, failure: str, trial_dir: Path) -> None:
@@ -141,44 +107,11 @@ def test_a_killed_controller_leaves_no_files(tmp_path, launcher):
     assert not Path(socket_dir).exists()
 
 
-def listening_sockets(pids: list[int]) -> list[tuple[str, int]]:
-    """(address, port) of every TCP socket in LISTEN and every bound UDP socket that ``pids`` hold."""
-    inodes = set()
-    for pid in pids:
-        try:
-            for fd in os.listdir(f"/proc/{pid}/fd"):
-                try:
-                    target = os.readlink(f"/proc/{pid}/fd/{fd}")
-                except OSError:
-                    continue
-                if target.startswith("socket:["):
-                    inodes.add(target[8:-1])
-        except OSError:
-            continue
-    found = []
-    for table, listening in (("tcp", "0A"), ("tcp6", "0A"), ("udp", "07"), ("udp6", "07")):
-        try:
-            lines = Path(f"/proc/net/{table}").read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if fields[3] != listening or fields[9] not in inodes:
-                continue
-            address, port = fields[1].split(":")
-            raw = bytes.fromhex(address)
-            # /proc/net prints the address as 32-bit words in host (little-endian) order
-            packed = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
-            found.append((str(ipaddress.ip_address(packed)), int(port, 16)))
-    return found
-
-
 def test_a_world_listens_on_loopback_only():
     with WorkerWorld(2, timeout=60) as world:
         world.ping()
         sockets = listening_sockets(process_tree(world._proc.pid) + world.pids)
-    exposed = [s for s in sockets if not ipaddress.ip_address(s[0]).is_loopback]
-    assert exposed == [], f"listening beyond loopback: {exposed} (all: {sockets})"
+    assert exposed(sockets) == [], f"listening beyond loopback: {exposed(sockets)} (all: {sockets})"
 
 
 def test_hydra_by_its_own_name_still_listens_everywhere():
@@ -186,4 +119,4 @@ def test_hydra_by_its_own_name_still_listens_everywhere():
     with WorkerWorld(2, mpiexec=mpiexec_for("hydra"), timeout=60) as world:
         world.ping()
         sockets = listening_sockets(process_tree(world._proc.pid) + world.pids)
-    assert any(not ipaddress.ip_address(address).is_loopback for address, _ in sockets)
+    assert exposed(sockets)

@@ -9,7 +9,7 @@ import traceback
 import typer
 
 from iotune import __version__
-from iotune.cli import bench_cmd, learn_cmd, recommend_cmd, results_cmd, screen_cmd, space_cmd, store_cmd
+from iotune.cli import bench_cmd, learn_cmd, recommend_cmd, results_cmd, screen_cmd, signals, space_cmd, store_cmd
 from iotune.errors import IotuneError
 
 app = typer.Typer(
@@ -63,12 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     from iotune.cli.terminal import Terminal
 
     try:
-        app(args=args, prog_name="iotune", standalone_mode=True)
+        with signals.interrupts():
+            app(args=args, prog_name="iotune", standalone_mode=True)
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        return signals.exit_status() if code == 130 else code  # typer exits 130 on any KeyboardInterrupt
     except KeyboardInterrupt:
-        Terminal().error("interrupted")
-        return 130
+        Terminal().error(f"interrupted ({signals.interrupted_by().name})")
+        return signals.exit_status()
     except IotuneError as error:
         if debug:
             traceback.print_exc()

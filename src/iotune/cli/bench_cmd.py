@@ -9,14 +9,11 @@ from pathlib import Path
 import typer
 
 from iotune.cli.options import DB, MPIEXEC
+from iotune.cli.signals import raise_interrupt  # records the signal for the exit status; screen_cmd imports it
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
 
 RUNNERS = ("builtin", "ior")
-
-
-def raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def default_scratch() -> Path:

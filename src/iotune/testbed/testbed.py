@@ -241,15 +241,18 @@ class Testbed:
         return cgroup.run_in_cgroup(self._require_built().cgroup, argv, **popen_kwargs)
 
     def mpiexec_wrapper(self, mpiexec: str | None = None) -> str:
-        """Path of a script that joins the cgroup and execs mpiexec: give it to ``BuiltinRunner(mpiexec=...)``."""
-        from iotune.bench.world import find_mpiexec
+        """Path of a script that joins the cgroup and execs mpiexec: give it to ``BuiltinRunner(mpiexec=...)``.
+
+        The script execs the launcher a single-host world uses (MPICH's gforker, which listens on no port).
+        """
+        from iotune.bench.world import find_mpiexec, local_launcher
 
         built = self._require_built()
         script = built.state_dir / "mpiexec-in-cgroup"
         if str(script) not in self._record["wrappers"]:
             self._record["wrappers"].append(str(script))
             state.save(self._record)
-        return str(cgroup.write_wrapper(script, built.cgroup, find_mpiexec(mpiexec)))
+        return str(cgroup.write_wrapper(script, built.cgroup, local_launcher(find_mpiexec(mpiexec))))
 
     def runner(self, mpiexec: str | None = None, **kwargs):
         """A BuiltinRunner whose MPI ranks run inside the testbed's cgroup."""
