@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -160,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 1:
         print("usage: python -m iotune.bench.worker <control socket path>", file=sys.stderr)
         return 2
+    # gforker stops the other ranks with SIGINT when one fails: die quietly, as a C rank would, so the
+    # stderr tail the controller reports shows the launcher's "Return code" lines, not a Python traceback
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     _exit_when_orphaned()
     serve(argv[0])
     return 0

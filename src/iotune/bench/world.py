@@ -266,8 +266,8 @@ class WorkerWorld:
             except OSError as exc:
                 raise BenchError(self._why(f"lost the connection to the workers ({exc})")) from None
             if not chunk:
-                try:
-                    self._proc.wait(timeout=2)
+                try:  # long enough for the launcher to report the ranks' exit codes on a busy machine
+                    self._proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     pass
                 status = self._proc.poll()
