@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from iotune.analysis import best_per_workload
-from iotune.bench.trial import Measurement, PhaseResult
-from iotune.campaign import load_campaign, plan
+from iotune.records import Measurement, PhaseResult
+from iotune.spec import load_spec
 from iotune.store import Store
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "ground_truth"
@@ -23,7 +23,8 @@ pytestmark = pytest.mark.skipif(not CSV.exists(), reason=f"{CSV.name} has not be
 
 @pytest.fixture(scope="module")
 def campaign():
-    return load_campaign(SPEC)
+    spec = load_spec(SPEC)
+    return spec.space, spec
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def phase_of(row) -> PhaseResult:
 
 def test_every_planned_configuration_measured_five_times_without_failure(campaign, trials):
     space, settings = campaign
-    planned = {c.key for c in plan(space, settings)}
+    planned = {c.key for c in space.full_factorial()}
     repeats = defaultdict(set)
     for rows in trials.values():
         assert sorted(r["phase"] for r in rows) == ["read", "write"]
@@ -95,7 +96,7 @@ def test_every_workload_has_its_default_configuration_among_its_best_and_worst(c
                                        workload_key=configuration.workload_key, state="COMPLETE",
                                        phases=[phase_of(r) for r in rows]))
     best = best_per_workload(space, records)
-    assert len(best) == len({c.workload_key for c in plan(space, settings)})
+    assert len(best) == len({c.workload_key for c in space.full_factorial()})
     assert all(b.default is not None and b.default.n == REPEATS for b in best)
     assert all(b.best.mean_time <= b.default.mean_time <= b.worst.mean_time for b in best)
 

@@ -19,6 +19,7 @@ from iotune.cli import (
     results_cmd,
     run_cmd,
     screen_cmd,
+    signals,
     space_cmd,
     store_cmd,
     testbed_cmd,
@@ -71,12 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     from iotune.cli.terminal import Terminal
 
     try:
-        app(args=args, prog_name="iotune", standalone_mode=True)
+        with signals.interrupts():
+            app(args=args, prog_name="iotune", standalone_mode=True)
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        return signals.exit_status() if code == 130 else code  # typer exits 130 on any KeyboardInterrupt
     except KeyboardInterrupt:
-        Terminal().error("interrupted")
-        return 130
+        Terminal().error(f"interrupted ({signals.interrupted_by().name})")
+        return signals.exit_status()
     except IotuneError as error:
         if debug:
             traceback.print_exc()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import interruptible, make_runner, prepare_scratch, run_campaign, storage_provider
+from iotune.cli.common import make_runner, prepare_scratch, run_campaign, storage_provider
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 
@@ -60,7 +60,7 @@ def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retr
     terminal = terminal or Terminal()
     scratch = prepare_scratch(scratch)
     platform = platform_info(scratch)
-    with interruptible(), Store(db) as store:
+    with Store(db) as store:
         bench_runner = make_runner(runner, timeout, mpiexec)
         try:
             storage = storage_provider(spec, runner, timeout, mpiexec, testbed_dir)

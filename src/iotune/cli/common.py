@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import signal
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 from iotune.cli.terminal import Terminal
@@ -50,20 +48,6 @@ def storage_provider(spec, runner_kind: str, timeout: float, mpiexec: str | None
     provider.check()
     Terminal().info("the spec builds storage: each storage configuration is measured on its own testbed")
     return provider
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
-@contextmanager
-def interruptible():
-    """SIGTERM ends a campaign the way Ctrl-C does: the trial in flight goes back to the queue, nothing is lost."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def run_campaign(campaign, terminal: Terminal | None = None, label: str | None = None):

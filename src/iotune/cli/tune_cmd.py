@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import interruptible, make_runner, prepare_scratch, storage_provider
+from iotune.cli.common import make_runner, prepare_scratch, storage_provider
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
@@ -50,7 +50,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                           "application")
     values = workload_values_from(workload)[0] if workload else {}
     terminal = Terminal()
-    with interruptible(), Store(db) as store:
+    with Store(db) as store:
         if command:
             if study is None:
                 raise IotuneError("tuning a command needs --study: the study whose space and measurements to use")
