@@ -41,11 +41,13 @@ class BenchmarkSpec:
     so storage that compresses or deduplicates cannot absorb the writes; zlib
     ratio 1.0; IOR 4's ``-l random`` writes data of the same kind) or
     "timestamp" (one patterned buffer written again and again; IOR's default).
-    Runs imported from IOR may carry IOR's other packet types, which iotune
-    does not write: "ior_offset" (IOR ``-l offset``: a counting sequence with
-    every 4 KiB page stamped, zlib ratio about 5) and "ior_incompressible"
-    (IOR 4's ``-l incompressible``: despite its name one 8-byte word repeated,
-    pages stamped, zlib ratio in the hundreds).
+    Runs imported from IOR may carry IOR's other kinds of data, which iotune
+    does not write: "ior_offset" (IOR 4's ``-l offset``: a counting sequence
+    with every 4 KiB page stamped, every transfer different, zlib ratio about
+    5; IOR 3 with storeFileOffset writes the same kind) and
+    "ior_incompressible" (IOR's ``-l incompressible``: in IOR 4 one 8-byte
+    word repeated with stamped pages, zlib ratio in the hundreds; in IOR 3 one
+    random buffer written again and again).
     """
 
     api: API = "MPIIO"

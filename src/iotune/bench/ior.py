@@ -15,9 +15,8 @@ import re
 import shutil
 import subprocess
 import time
-from pathlib import Path
-
 from dataclasses import replace
+from pathlib import Path
 
 from iotune.bench.runner import ior_args, ior_command_line, make_trial_dir
 from iotune.units import MIB
@@ -29,10 +28,12 @@ _HINT_BLOCK = re.compile(r"hints returned from opened file \{(.*?)\}", re.S)
 _PASSED_BLOCK = re.compile(r"hints passed to MPI_File_open\(\) \{(.*?)\}", re.S)
 
 # IOR's dataPacketType enum -> the iotune data pattern that names what it writes (records.BenchmarkSpec).
-# IOR 4 (iordef.h): timestamp, offset, incompressible, random; IOR 3 (ior.h): generic, timestamp, offset,
-# incompressible.
+# IOR 4 (iordef.h, utilities.c): timestamp, offset, incompressible, random.  IOR 3 (ior.h, ior.c FillBuffer):
+# generic, timestamp, offset and incompressible, where the first three fill one buffer alike and reuse it
+# (refilled per transfer, offsets included, only with storeFileOffset) and incompressible reuses one random
+# buffer.
 _PACKETS_IOR4 = ("timestamp", "ior_offset", "ior_incompressible", "offset")
-_PACKETS_IOR3 = ("timestamp", "timestamp", "ior_offset", "ior_incompressible")
+_PACKETS_IOR3 = ("timestamp", "timestamp", "timestamp", "ior_incompressible")
 
 DROP_CACHES = "/proc/sys/vm/drop_caches"
 IOR_CACHE_MODES = ("auto", "drop_caches", "fadvise_dontneed", "page_cache")
@@ -58,10 +59,13 @@ def _load(source: str | os.PathLike) -> tuple[dict, str]:
 
 
 def _data_pattern(params: dict, version: str) -> str:
-    packets = _PACKETS_IOR3 if re.match(r"\s*[0-3]\.", version) else _PACKETS_IOR4
+    ior3 = re.match(r"\s*[0-3]\.", version) is not None
+    packets = _PACKETS_IOR3 if ior3 else _PACKETS_IOR4
     index = int(params.get("dataPacketType", 0))
     if not 0 <= index < len(packets):
         raise BenchError(f"IOR dataPacketType {index} is not one IOR {version or '4'} defines")
+    if ior3 and packets[index] == "timestamp" and params.get("storeFileOffset"):
+        return "ior_offset"
     return packets[index]
 
 
@@ -85,6 +89,8 @@ def _spec(params: dict, options: dict, version: str) -> BenchmarkSpec:
     tasks = options.get("tasks") or int(params["tasksPerNode"]) * int(params["nodes"])
     write, read = bool(params["writeFile"]), bool(params["readFile"])
     operation = "readwrite" if write and read else "write" if write else "read"
+    if int(params["transferSize"]) < 1:
+        raise BenchError(f"IOR transferSize must be at least 1 byte, got {params['transferSize']}")
     return BenchmarkSpec(
         api=api,
         processes=int(tasks),
@@ -225,7 +231,7 @@ def _evict(trial: Path, mode: str) -> str:
             return mode
         except OSError:
             mode = "fadvise_dontneed"
-    for path in sorted(trial.glob("testFile*")):
+    for path in sorted(p for p in trial.iterdir() if re.fullmatch(r"testFile(\.\d{8})?", p.name)):
         fd = os.open(path, os.O_RDONLY)
         try:
             os.fsync(fd)  # DONTNEED skips dirty pages
@@ -275,7 +281,7 @@ class IorRunner:
 
     def _invoke(self, spec: BenchmarkSpec, args: list[str], trial: Path, env: dict,
                 target: str = "testFile") -> tuple[list, str]:
-        summary = trial / f"{target}.summary.json"
+        summary = trial / f"summary-{target}.json"
         command = [self.mpiexec, "-n", str(spec.processes), self.ior, *args, "-o", str(trial / target),
                    "-O", "summaryFormat=JSON", "-O", f"summaryFile={summary}"]
         proc = subprocess.Popen(
