@@ -1,4 +1,4 @@
-"""Trials per minute: the persistent worker world versus a fresh mpiexec per trial.
+"""Trials per minute: the persistent worker world versus iotune's kernel in a fresh mpiexec per trial (not IOR).
 
 Workload: 2 ranks, shared file, MPI-IO, block 1 MiB, transfer 256 KiB, write + read,
 fsync, read-cache handling "auto" unless --cache-mode says otherwise.  Usage:
@@ -82,7 +82,8 @@ def main() -> int:
         print(f"persistent world: {rate:.0f} trials/min over {args.trials} trials ({failed} failed)")
         rate_fresh, failed_fresh = fresh(args.fresh_trials, scratch, args.cache_mode)
         print(
-            f"fresh mpiexec per trial: {rate_fresh:.0f} trials/min over {args.fresh_trials} trials"
+            f"iotune in a fresh mpiexec per trial (not IOR; see ior_compare.py): {rate_fresh:.0f} trials/min"
+            f" over {args.fresh_trials} trials"
             f" ({failed_fresh} failed)"
         )
         print(f"speed-up: {rate / rate_fresh:.1f}x")

@@ -135,3 +135,5 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"requires_mpi: {reason}"))
         if not root and "requires_root" in item.keywords:
             item.add_marker(pytest.mark.skip(reason="requires_root: not running as root"))
+        if "requires_ior" in item.keywords and shutil.which("ior") is None:
+            item.add_marker(pytest.mark.skip(reason="requires_ior: no ior on PATH (build IOR 4, github.com/hpc/ior)"))

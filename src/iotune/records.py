@@ -20,7 +20,12 @@ from iotune.units import MIB
 API = Literal["POSIX", "MPIIO"]
 OPERATIONS = ("write", "read", "readwrite")
 DATA_PATTERNS = ("offset", "timestamp")
-READ_CACHE_MODES = ("drop_caches", "o_direct", "fadvise_dontneed", "page_cache", "none")
+# IOR's own data packet types that iotune cannot write: they label runs imported from IOR (see BenchmarkSpec).
+IOR_DATA_PATTERNS = ("ior_offset", "ior_incompressible")
+# How a read phase met the page cache: kept from it (drop_caches, o_direct, fadvise_dontneed), read from it
+# (page_cache), read by another node than the writer's (other_node, IOR -C across nodes), not known
+# (unknown, e.g. an imported IOR read of an existing file), or no read at all (none).
+READ_CACHE_MODES = ("drop_caches", "o_direct", "fadvise_dontneed", "page_cache", "other_node", "unknown", "none")
 
 
 @dataclass(frozen=True)
@@ -31,11 +36,18 @@ class BenchmarkSpec:
     offset (s * processes + r) * block_size; with a file per process each rank
     writes segment_count * block_size bytes to its own file.  ``operation`` is
     "write", "read" (the file is first written untimed) or "readwrite" (IOR -w -r).
-    ``data_pattern`` is IOR's data packet type: "offset" (IOR ``-l offset``:
-    random, incompressible bytes in which every 4 KiB page of every transfer
-    carries its file offset, so storage that compresses or deduplicates cannot
-    absorb the writes) or "timestamp" (IOR's default: one patterned buffer
-    written again and again).
+    ``data_pattern`` names what is written: "offset" (random, incompressible
+    bytes in which every 4 KiB page of every transfer carries its file offset,
+    so storage that compresses or deduplicates cannot absorb the writes; zlib
+    ratio 1.0; IOR 4's ``-l random`` writes data of the same kind) or
+    "timestamp" (one patterned buffer written again and again; IOR's default).
+    Runs imported from IOR may carry IOR's other kinds of data, which iotune
+    does not write: "ior_offset" (IOR 4's ``-l offset``: a counting sequence
+    with every 4 KiB page stamped, every transfer different, zlib ratio about
+    5; IOR 3 with storeFileOffset writes the same kind) and
+    "ior_incompressible" (IOR's ``-l incompressible``: in IOR 4 one 8-byte
+    word repeated with stamped pages, zlib ratio in the hundreds; in IOR 3 one
+    random buffer written again and again).
     """
 
     api: API = "MPIIO"
@@ -58,6 +70,9 @@ class BenchmarkSpec:
             return f"api must be POSIX or MPIIO, got {self.api!r}"
         if self.operation not in OPERATIONS:
             return f"operation must be one of {', '.join(OPERATIONS)}, got {self.operation!r}"
+        if self.data_pattern in IOR_DATA_PATTERNS:
+            return (f"data_pattern {self.data_pattern!r} is IOR's own (imported runs); "
+                    f"iotune writes {' or '.join(DATA_PATTERNS)}")
         if self.data_pattern not in DATA_PATTERNS:
             return f"data_pattern must be one of {', '.join(DATA_PATTERNS)}, got {self.data_pattern!r}"
         if self.processes < 1 or self.segment_count < 1:
@@ -93,16 +108,23 @@ class PhaseResult:
 
     ``seconds`` is latest close end minus earliest open start over all ranks;
     ``open_seconds``, ``transfer_seconds`` and ``close_seconds`` are the same
-    span for each sub-phase (IOR's openTime, wrRdTime, closeTime).  Close
-    includes fsync when the spec asks for it.
+    span for each sub-phase (IOR's openTime, wrRdTime, closeTime).
+
+    Where fsync goes (the one definition, for every runner and import):
+    ``seconds`` includes the fsync of a write phase when the spec asks for it;
+    ``transfer_seconds`` never does, ``close_seconds`` does (fsync, then
+    close).  IOR times its fsync (``-e``) inside wrRdTime, which cannot be
+    split, so an IOR write phase with fsync has ``transfer_seconds`` and
+    ``close_seconds`` None (IOR's own figures stay in the Measurement's
+    ``extra["ior"]``).
     """
 
     phase: str
     bytes: int
     seconds: float
-    open_seconds: float
-    transfer_seconds: float
-    close_seconds: float
+    open_seconds: float | None
+    transfer_seconds: float | None
+    close_seconds: float | None
     ops: int
     verify_errors: int | None = None
 

@@ -1,5 +1,6 @@
 """IOR's JSON output stored as trials, described as iotune describes its own runs."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,22 @@ def test_import_stores_every_repetition_once(tmp_path):
 
         with pytest.raises(IotuneError, match="new --study"):
             import_ior(store, files[:1], "ior")
+
+
+def test_import_keeps_the_data_pattern_and_ior_bandwidth(tmp_path):
+    data = json.loads((FIXTURES / "a_posix_fpp_1m.json").read_text())
+    data["tests"][0]["Parameters"]["dataPacketType"] = 1  # IOR 4's -l offset: compressible, not iotune's offset
+    data["Began"] = "another run"
+    other = tmp_path / "a_offset.json"
+    other.write_text(json.dumps(data))
+    with Store(tmp_path / "db.sqlite") as store:
+        import_ior(store, [FIXTURES / "a_posix_fpp_1m.json", other], "ior")
+        space = Space.from_text(store.get_study("ior").space_yaml)
+        assert space.parameter("data_pattern").levels == ("ior_offset", "timestamp")
+        trials = store.trials(study="ior")
+        assert {t.config["data_pattern"] for t in trials} == {"timestamp", "ior_offset"}
+        assert len(best_per_workload(space, trials)) == 2  # two kinds of data are two workloads
+        raw = json.loads((FIXTURES / "a_posix_fpp_1m.json").read_text())["tests"][0]["Results"]
+        stored = [p for t in sorted(trials, key=lambda t: t.id)[:3] for p in t.phases]
+        assert [p.bandwidth_mib for p in stored] == pytest.approx([r["bwMiB"] for r in raw], rel=1e-6)
+        assert {t.read_cache_mode for t in trials} == {"page_cache"}

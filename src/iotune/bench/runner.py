@@ -29,6 +29,18 @@ class Runner(Protocol):
     def close(self) -> None: ...
 
 
+# IOR's -l packet type that writes what each iotune data pattern writes (IOR 4's utilities.c): IOR's own
+# "offset" is a counting sequence with stamped pages (zlib ratio about 5), its "random" is incompressible and
+# unique per transfer like iotune's "offset"; "timestamp" is IOR's default.
+IOR_PACKET_TYPES = {"offset": "random", "timestamp": None}
+
+# What keeps an IOR read from the page cache between its write and read runs, as shell text.
+_EVICT_COMMANDS = {
+    "drop_caches": "sync && echo 3 > /proc/sys/vm/drop_caches",
+    "fadvise_dontneed": 'sync && for f in {target}*; do dd if="$f" iflag=nocache count=0 status=none; done',
+}
+
+
 def ior_args(spec: BenchmarkSpec, phases: str | None = None) -> list[str]:
     """IOR options (without the program name) that do what ``spec`` does, one repetition."""
     args = ["-a", spec.api]
@@ -39,32 +51,40 @@ def ior_args(spec: BenchmarkSpec, phases: str | None = None) -> list[str]:
     if phases is None:
         phases = {"write": "w", "read": "r", "readwrite": "wr"}[spec.operation]
     args += [f"-{flag}" for flag in phases]
-    if spec.fsync:
+    if spec.fsync and "w" in phases:
         args.append("-e")
     if spec.verify and "r" in phases:
         args.append("-R")
-    if spec.data_pattern != "timestamp":
-        args += ["-l", spec.data_pattern]
+    packet = IOR_PACKET_TYPES.get(spec.data_pattern)
+    if packet:
+        args += ["-l", packet]
     args += ["-t", format_size(spec.transfer_size, "ior"), "-b", format_size(spec.block_size, "ior")]
     args += ["-s", str(spec.segment_count), "-i", "1"]
     return args
 
 
-def ior_command_line(spec: BenchmarkSpec, test_file: str | None = None) -> str:
+def ior_command_line(spec: BenchmarkSpec, test_file: str | None = None, cache_mode: str = "page_cache") -> str:
     """An IOR command line equivalent to ``spec``, with hints as IOR_HINT__MPI__ variables.
 
-    For operation "read" (read of a file written untimed) it is two IOR runs:
-    ``-w -k`` to write and keep the file, then ``-r -E`` to read the existing file.
+    Operation "read" (read of a file written untimed) is two IOR runs: ``-w -k``
+    to write and keep the file, then ``-r -E`` to read the existing file.  With
+    ``cache_mode`` "drop_caches" or "fadvise_dontneed", "readwrite" is split the
+    same way and the eviction runs between the two; IOR itself does nothing to
+    keep a read from the page cache.
     """
     env = {f"IOR_HINT__MPI__{key}": value for key, value in spec.hints.items()}
     env.update(spec.env)
     prefix = [f"{key}={shlex.quote(str(value))}" for key, value in env.items()]
     launcher = ["mpiexec", "-n", str(spec.processes), "ior"]
     target = ["-o", shlex.quote(test_file)] if test_file else []
-    if spec.operation == "read":
+    evict = _EVICT_COMMANDS.get(cache_mode) if spec.operation != "write" else None
+    if spec.operation == "read" or evict:
         write = prefix + launcher + ior_args(spec, "w") + ["-k"] + target
         read = prefix + launcher + ior_args(spec, "r") + ["-E"] + target
-        return " ".join(write) + " && " + " ".join(read)
+        steps = [" ".join(write)]
+        if evict:
+            steps.append(evict.format(target=shlex.quote(test_file or "testFile")))
+        return " && ".join(steps + [" ".join(read)])
     return " ".join(prefix + launcher + ior_args(spec) + target)
 
 

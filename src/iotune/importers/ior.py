@@ -5,7 +5,10 @@ per benchmark field (api, processes, block_size, ...) with the values seen,
 and one system parameter per MPI-IO hint that some run passed to
 MPI_File_open (read from the ``.log`` beside the JSON, IOR's
 ``--mpiio.showHints`` text output; the JSON does not record hints).  A run
-that did not pass a hint has the level ``unset`` for it.  Importing the same
+that did not pass a hint has the level ``unset`` for it.  What each field
+means, how fsync is timed and how reads met the page cache are
+:func:`iotune.bench.ior.parse_ior_json`'s (IOR's data packet types are
+labelled by what they write, reads by what IOR's parameters tell).  Importing the same
 IOR output twice adds nothing: each repetition is identified by the IOR start
 time, command line and repetition number.
 """
@@ -23,7 +26,7 @@ from iotune.space import Space
 UNSET = "unset"
 _FIELDS = (("api", "categorical"), ("processes", "integer"), ("block_size", "size"), ("transfer_size", "size"),
            ("segment_count", "integer"), ("file_per_process", "boolean"), ("collective", "boolean"),
-           ("operation", "categorical"), ("fsync", "boolean"))
+           ("operation", "categorical"), ("fsync", "boolean"), ("data_pattern", "categorical"))
 
 
 @dataclass
