@@ -162,7 +162,6 @@ class BuiltinRunner:
     def run(self, spec: BenchmarkSpec, scratch: Path) -> Measurement:
         """Run one trial in a fresh subdirectory of ``scratch``, removed afterwards."""
         started = time.perf_counter()
-        command = ior_command_line(spec)
         problem = spec.problem()
         trial_dir = None
         if problem:
@@ -187,7 +186,7 @@ class BuiltinRunner:
                     shutil.rmtree(trial_dir, ignore_errors=True)
         measurement.hints_requested = dict(spec.hints)
         measurement.runner = self.name
-        measurement.command = command
+        measurement.command = ior_command_line(spec, cache_mode=measurement.read_cache_mode)
         measurement.wall_seconds = time.perf_counter() - started
         return measurement
 
