@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
+from scipy.optimize import minimize
 from scipy.stats import norm
 
 from iotune.models import cart, random_forest
@@ -24,6 +25,7 @@ from iotune.transfer import Prior, TransferTuner
 
 BUDGETS = (3, 5, 10, 20)
 INITIAL = 3  # random runs before a model is fitted (CherryPick uses 3)
+FOREST_TREES = 30  # fewer than iotune's default 100, refitted after every run of every case
 
 
 def _picks(history, budget):
@@ -68,13 +70,19 @@ def _sequential(table, objective, target, budget, rng, propose):
     return _picks(history, budget)
 
 
+def _short_lbfgs(objective, theta, bounds):
+    """scikit-learn's default optimizer (L-BFGS-B on the log marginal likelihood), capped at 50 iterations."""
+    result = minimize(objective, theta, method="L-BFGS-B", jac=True, bounds=bounds, options={"maxiter": 50})
+    return result.x, result.fun
+
+
 def gp_ei(table, spec, objective, target, seed, budget, rng):
     """CherryPick-style: GP (Matern 5/2, ARD, noise, scikit-learn's ML fit) and expected improvement."""
     X = _unit(table)
 
     def propose(measured, values, options):
         kernel = ConstantKernel(1.0) * Matern(np.ones(X.shape[1]), nu=2.5) + WhiteKernel(1e-3, (1e-6, 1e-1))
-        gp = GaussianProcessRegressor(kernel, normalize_y=True, n_restarts_optimizer=0, random_state=seed)
+        gp = GaussianProcessRegressor(kernel, normalize_y=True, optimizer=_short_lbfgs, random_state=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             gp.fit(X[measured], values)
@@ -117,7 +125,7 @@ def acic_forest(table, spec, objective, target, seed, budget, rng):
         measured = [(h, math.log(v)) for h, v in history if v is not None]
         X = np.vstack([train_X] + [mine[[h]] for h, _ in measured])
         y = np.concatenate([train_y, [v for _, v in measured]])
-        model = random_forest(n_estimators=50, random_state=seed).fit(X, y)
+        model = random_forest(n_estimators=FOREST_TREES, random_state=seed).fit(X, y)
         options = np.array([a for a in available if a not in done])
         pick = int(options[int(np.argmin(model.predict(mine[options])))])
         history.append((pick, table.measure(objective, target, pick, rng)))
@@ -184,7 +192,7 @@ STRATEGIES = {
     "annealing": _heuristic("annealing"),
     "genetic": _heuristic("genetic"),
     "pso": _heuristic("pso"),
-    "forest": _estimator_strategy(lambda seed: random_forest(n_estimators=50, random_state=seed)),
+    "forest": _estimator_strategy(lambda seed: random_forest(n_estimators=FOREST_TREES, random_state=seed)),
     "cart": _estimator_strategy(lambda seed: cart(random_state=seed)),
     "acic-forest": acic_forest,
     "engine-noprior": _engine(use_prior=False),

@@ -48,6 +48,8 @@ from iotune.transfer.observations import Summary, summarise
 from iotune.transfer.prior import Prior, PriorMatrix, lay_over
 
 DEFAULT_NOISE = 0.02
+# Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
+DEFAULT_SPREAD = 0.3
 
 
 class TransferTuner:
@@ -74,7 +76,7 @@ class TransferTuner:
         prior = Prior.empty(candidates.shape[1]) if prior is None else prior
         if not isinstance(prior, Prior):
             raise TransferError(f"prior must be a Prior, got {type(prior).__name__}")
-        if len(prior.configurations) and prior.configurations.shape[1] != candidates.shape[1]:
+        if prior.configurations.shape[1] != candidates.shape[1]:
             raise TransferError(f"prior configurations have {prior.configurations.shape[1]} features, "
                                 f"candidates {candidates.shape[1]}")
         self.candidates = candidates
@@ -90,10 +92,11 @@ class TransferTuner:
         self.remeasure_below = remeasure_below
         self.model_choice = model_choice
         self.noise = noise
+        self.normalise = normalise
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
-        self._span = np.where(span > 0, span, 1.0)
+        self._span = np.where(span > 0, span, 1.0) * _one_hot_stretch(rows)
         self._unit = self._scale(candidates)
         self.prior: PriorMatrix = lay_over(prior, candidates, self._scale, log, normalise)
         self._similarity = self._workload_similarity(workload)
@@ -215,14 +218,17 @@ class TransferTuner:
         if J == 0:
             if len(O) == 0:
                 return np.zeros(n), np.ones(n), np.zeros(n)
-            gp = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[O], y, summary.count)
-            mean, std = gp.predict(self._unit)
+            gp = GaussianProcess(constant_mean=True, noise_floor=noise**2,
+                                 variance_floor=DEFAULT_SPREAD**2 if len(O) < self.initial else 0.0)
+            mean, std = gp.fit(self._unit[O], y, summary.count).predict(self._unit)
             return mean, std, self._failure(summary, np.zeros(n))
         pred, logw = self._experts(summary, noise)
         w = self._normalise(logw)
         mean = w @ pred
         disagreement = w @ (pred - mean) ** 2
-        fail = self._failure(summary, w @ self.prior.failed)
+        # Failing (memory, timeouts) is a property of the workload more than of its performance curve's
+        # shape: weigh the prior's failures by workload similarity, not by the fit of the experts.
+        fail = self._failure(summary, self._similarity @ self.prior.failed)
         if len(O) == 0:
             return mean, np.sqrt(disagreement), fail
         gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit()**2).fit(self._unit[O], y - mean[O], summary.count)
@@ -272,7 +278,8 @@ class TransferTuner:
         rng = np.random.default_rng([self.seed, summary.runs, len(chosen)])
         if not fresh.any():
             return self._remeasure(summary, allowed, noise=self._noise(summary)) if first else None
-        if self.prior.workloads == 0 and len(summary.measured) + len(summary.failed) < self.initial:
+        if self.prior.workloads == 0 and (len(summary.measured) == 0
+                                          or len(summary.measured) + len(summary.failed) < self.initial):
             return self._space_filling(summary, chosen, fresh, rng)
         if self.prior.workloads > 0 and len(summary.measured) < self.warm_start:
             return self._portfolio(summary, chosen, fresh)
@@ -320,6 +327,26 @@ class TransferTuner:
         if gap >= 2.0 * standard_error:
             return None
         return int(summary.measured[b if summary.count[b] < summary.count[a] else a])
+
+
+def _one_hot_stretch(rows: np.ndarray) -> np.ndarray:
+    """Per column 1, or sqrt(2) for columns of a one-hot group (adjacent 0/1 columns with exactly one 1 per
+    row), so that changing a category moves a configuration by 1 as a full step of a scaled number does,
+    not by sqrt(2)."""
+    d = rows.shape[1]
+    stretch = np.ones(d)
+    binary = np.all((rows == 0) | (rows == 1), axis=0)
+    start = 0
+    while start < d:
+        for end in range(start + 2, d + 1):
+            if not binary[end - 1]:
+                break
+            if np.all(rows[:, start:end].sum(axis=1) == 1):
+                stretch[start:end] = np.sqrt(2.0)
+                start = end - 1
+                break
+        start += 1
+    return stretch
 
 
 def _expected_improvement(mean: np.ndarray, std: np.ndarray, incumbent: float) -> np.ndarray:

@@ -100,4 +100,4 @@ def _profile(K0: np.ndarray, r: np.ndarray, share: float, counts: np.ndarray):
     except np.linalg.LinAlgError:
         return None
     alpha = inverse_lower.T @ (inverse_lower @ r)
-    return inverse_lower, alpha, float(r @ alpha) / max(n, 1)
+    return inverse_lower, alpha, max(float(r @ alpha) / max(n, 1), 1e-12)

@@ -80,7 +80,7 @@ class Prior:
 class PriorMatrix:
     """A prior laid over ``n`` candidates for ``J`` workloads (see the module docstring).
 
-    ``level`` (J, n): log values (failed cells hold the workload's worst);
+    ``level`` (J, n): log values (failed cells: their neighbours' average, as unmeasured ones);
     ``shape`` (J, n): ``level`` standardised per workload; ``regret`` (J, n):
     value / the workload's best - 1, +inf where it failed; ``failed`` (J, n);
     ``features`` (J, dw) or None; ``spread``: median over workloads of the
@@ -135,10 +135,11 @@ def lay_over(prior: Prior, candidates: np.ndarray, scale, log: bool = True, norm
             c = index.get(tuple(np.round(prior.configurations[i], 9)), -1)
             if c >= 0 and counts[c] == 0:
                 failed[c] = True
-        missing = np.isnan(level) & ~failed
+        # A failed cell has no value: its level is what its neighbours suggest (the value had it run),
+        # and the failure itself is kept apart, in ``failed``.
+        missing = np.isnan(level)
         if missing.any():
             level[missing] = _nearest_average(scale(prior.configurations[ok]), y, unit_candidates[missing])
-        level[failed] = np.nanmax(level)
         levels.append(level)
         failures.append(failed)
         if prior.workload_features is not None:
