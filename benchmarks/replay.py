@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from replay_strategies import STRATEGIES  # noqa: E402
+from replay_strategies import EXTRA, STRATEGIES  # noqa: E402
 from replay_tables import TABLES  # noqa: E402
 
 from iotune.transfer import load_table  # noqa: E402
@@ -51,7 +51,7 @@ def _run_target(task):
     optimum = truth[ok].min()
     rows = []
     for name in strategies:
-        strategy = STRATEGIES[name]
+        strategy = (STRATEGIES | EXTRA)[name]
         for seed in seeds:
             rng = np.random.default_rng([seed, target, zlib.crc32(f"{table_name}/{objective}/{name}".encode())])
             start = time.perf_counter()
@@ -121,14 +121,14 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="write OUT.csv (every case) and OUT.json (summary)")
     args = parser.parse_args()
     strategies = args.strategies.split(",")
-    unknown = [s for s in strategies if s not in STRATEGIES]
+    unknown = [s for s in strategies if s not in STRATEGIES | EXTRA]
     if unknown:
-        parser.error(f"unknown strategies {unknown}; known: {', '.join(STRATEGIES)}")
+        parser.error(f"unknown strategies {unknown}; known: {', '.join(STRATEGIES | EXTRA)}")
     tasks = []
     for table_name in args.tables.split(","):
         table = load_table(TABLES[table_name]())
         targets = range(len(table.workloads)) if args.targets is None else [int(t) for t in args.targets.split(",")]
-        for objective in args.objectives.split(","):
+        for objective in [o for o in args.objectives.split(",") if o in table.objectives]:
             for target in targets:
                 tasks.append((table_name, objective, target, strategies, list(range(args.seeds))))
     start = time.perf_counter()

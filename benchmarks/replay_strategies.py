@@ -22,6 +22,7 @@ from scipy.stats import norm
 from iotune.models import cart, random_forest
 from iotune.search import Box, Categorical, Memo, make_strategy
 from iotune.transfer import Prior, TransferTuner
+from iotune.transfer.gp import GaussianProcess
 
 BUDGETS = (3, 5, 10, 20)
 INITIAL = 3  # random runs before a model is fitted (CherryPick uses 3)
@@ -70,14 +71,24 @@ def _sequential(table, objective, target, budget, rng, propose):
     return _picks(history, budget)
 
 
-def _short_lbfgs(objective, theta, bounds):
-    """scikit-learn's default optimizer (L-BFGS-B on the log marginal likelihood), capped at 50 iterations."""
-    result = minimize(objective, theta, method="L-BFGS-B", jac=True, bounds=bounds, options={"maxiter": 50})
-    return result.x, result.fun
-
-
 def gp_ei(table, spec, objective, target, seed, budget, rng):
-    """CherryPick-style: GP (Matern 5/2, ARD, noise, scikit-learn's ML fit) and expected improvement."""
+    """CherryPick-style: a GP (Matern 5/2, constant mean, length scale and noise by marginal likelihood on a
+    grid: ``iotune.transfer.gp``) on the target's runs only, and expected improvement."""
+    X = _unit(table)
+
+    def propose(measured, values, options):
+        mean, std = GaussianProcess().fit(X[measured], values).predict(X[options])
+        best = values.min()
+        std = np.maximum(std, 1e-12)
+        u = (best - mean) / std
+        return options[int(np.argmax((best - mean) * norm.cdf(u) + std * norm.pdf(u)))]
+
+    return _sequential(table, objective, target, budget, rng, propose)
+
+
+def gp_ei_sklearn(table, spec, objective, target, seed, budget, rng):
+    """The same with scikit-learn's GaussianProcessRegressor (ARD Matern 5/2 + white noise, L-BFGS-B on the
+    marginal likelihood, at most 50 iterations): ~20x slower, so not in the default run."""
     X = _unit(table)
 
     def propose(measured, values, options):
@@ -93,6 +104,12 @@ def gp_ei(table, spec, objective, target, seed, budget, rng):
         return options[int(np.argmax((best - mean) * norm.cdf(u) + std * norm.pdf(u)))]
 
     return _sequential(table, objective, target, budget, rng, propose)
+
+
+def _short_lbfgs(objective, theta, bounds):
+    """scikit-learn's default optimizer (L-BFGS-B on the log marginal likelihood), capped at 50 iterations."""
+    result = minimize(objective, theta, method="L-BFGS-B", jac=True, bounds=bounds, options={"maxiter": 50})
+    return result.x, result.fun
 
 
 def _estimator_strategy(make):
@@ -132,26 +149,34 @@ def acic_forest(table, spec, objective, target, seed, budget, rng):
     return _picks(history, budget)
 
 
-def _box(table, spec):
-    """A search Box with one Categorical per configuration feature, levels in their natural order."""
+def _box(table, spec, target):
+    """A search Box with one Categorical per configuration feature that varies among the target's
+    configurations (levels in their natural order), and each available configuration's key in it."""
+    available = np.flatnonzero(table.available[target])
     dimensions = []
     for feature in spec.configuration:
-        seen = {p[feature.column] for p in table.configuration_points}
+        seen = {table.configuration_points[c][feature.column] for c in available}
+        if len(seen) < 2:
+            continue  # e.g. a hint inactive for this workload
         if feature.kind == "ordinal":
             levels = [v for v in feature.levels if v in seen]
         else:
-            levels = sorted(seen)
+            levels = sorted(seen, key=lambda v: (isinstance(v, str), v))
         dimensions.append(Categorical(feature.column, tuple(levels)))
-    return Box(dimensions)
+    if not dimensions:
+        dimensions.append(Categorical("configuration", tuple(range(len(available)))))
+        return Box(dimensions), {(i,): int(c) for i, c in enumerate(available)}
+    box = Box(dimensions)
+    index = {box.key({d.name: table.configuration_points[c][d.name] for d in dimensions}): int(c) for c in available}
+    return box, index
 
 
 def _heuristic(name):
     def strategy(table, spec, objective, target, seed, budget, rng):
-        box = _box(table, spec)
-        index = {box.key(p): i for i, p in enumerate(table.configuration_points)}
+        box, index = _box(table, spec, target)
         memo = Memo()
-        for key in box.keys():  # grid points the table lacks are unavailable: known failures, no run spent
-            if key not in index or not table.available[target, index[key]]:
+        for key in box.keys():  # grid points the target lacks are unavailable: known failures, no run spent
+            if key not in index:
                 memo.record(key, math.inf)
         search = make_strategy(name, box, seed=seed, budget=budget, memo=memo)
         history = []
@@ -194,8 +219,11 @@ STRATEGIES = {
     "pso": _heuristic("pso"),
     "forest": _estimator_strategy(lambda seed: random_forest(n_estimators=FOREST_TREES, random_state=seed)),
     "cart": _estimator_strategy(lambda seed: cart(random_state=seed)),
-    "acic-forest": acic_forest,
     "engine-noprior": _engine(use_prior=False),
     "engine-blind": _engine(use_features=False),
     "engine": _engine(),
 }
+"""Strategies of the default run, in report order."""
+
+EXTRA = {"acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn}
+"""Slower strategies run only when named (``--strategies``)."""

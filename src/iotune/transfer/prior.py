@@ -4,9 +4,11 @@
 engine computes from it for one candidate set: per prior workload, the log
 value at every candidate (the mean of its repeats where it was measured, an
 inverse-distance average of its three nearest measured configurations where it
-was not), that vector standardised (the workload's "shape", free of its
-scale), its regret at every candidate, where it failed, the pooled spread of
-repeated runs, and each workload's feature row.
+was not or failed), that vector standardised (the workload's "shape", free of
+its scale), its regret at every candidate, where it failed, the pooled spread
+of repeated runs, and each workload's feature row.  A workload with successful
+runs on fewer than two of the candidates is left out: its values there would
+all be guesses.
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ def lay_over(prior: Prior, candidates: np.ndarray, scale, log: bool = True, norm
         where = np.array([index.get(tuple(np.round(prior.configurations[i], 9)), -1) for i in ok])
         sums = np.bincount(where[where >= 0], weights=y[where >= 0], minlength=n)
         counts = np.bincount(where[where >= 0], minlength=n)
+        if np.count_nonzero(counts) < 2:
+            continue  # a workload measured on (almost) none of the candidates says nothing reliable about them
         level = np.full(n, np.nan)
         level[counts > 0] = sums[counts > 0] / counts[counts > 0]
         repeated = where >= 0

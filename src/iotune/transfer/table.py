@@ -27,13 +27,16 @@ TRUE = {"true", "1", "yes"}
 
 @dataclass(frozen=True)
 class Feature:
-    """A column turned into numbers: ``categorical`` (one-hot, ``levels`` fixes the order, default sorted),
-    ``ordinal`` (index in ``levels``, required), ``log2`` (log2 of a positive number: sizes, counts) or
-    ``numeric`` (the number)."""
+    """A column turned into numbers: ``categorical`` (one-hot, ``levels`` fixes the order, default sorted;
+    an empty cell is a level of its own), ``ordinal`` (index in ``levels``, required), ``log2`` (log2 of a
+    positive number: sizes, counts) or ``numeric`` (the number).  ``missing`` is the encoded value of an
+    empty cell of a ``log2`` or ``numeric`` column (a parameter inactive under a ``when:`` rule); None
+    makes an empty cell an error."""
 
     column: str
     kind: str = "categorical"
     levels: tuple = ()
+    missing: float | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -192,12 +195,18 @@ def _encoder(feature: Feature, seen: list[str], where: str):
         return [feature.column], lambda value: [float(index[value])]
     if feature.kind == "log2":
         def log2(value):
+            if value == "" and feature.missing is not None:
+                return [float(feature.missing)]
             number = _number(value, f"{where}: {feature.column}")
             if number <= 0:
                 raise TransferError(f"{where}: {feature.column} must be positive for a log2 feature, got {value!r}")
             return [math.log2(number)]
         return [f"log2({feature.column})"], log2
-    return [feature.column], lambda value: [_number(value, f"{where}: {feature.column}")]
+    def number(value):
+        if value == "" and feature.missing is not None:
+            return [float(feature.missing)]
+        return [_number(value, f"{where}: {feature.column}")]
+    return [feature.column], number
 
 
 def _encode(features: tuple[Feature, ...], keys: list[tuple], where: str) -> tuple[np.ndarray, list[str]]:
@@ -213,7 +222,8 @@ def _encode(features: tuple[Feature, ...], keys: list[tuple], where: str) -> tup
 def _point(features: tuple[Feature, ...], key: tuple) -> dict:
     point = {}
     for feature, value in zip(features, key):
-        point[feature.column] = float(value) if feature.kind in ("log2", "numeric") else value
+        numeric = feature.kind in ("log2", "numeric") and value != ""
+        point[feature.column] = float(value) if numeric else value
     return point
 
 
