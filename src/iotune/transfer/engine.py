@@ -3,36 +3,46 @@
 The target's configurations are a discrete candidate set (numeric feature
 rows).  Prior knowledge is other workloads' runs (``Prior``), laid over the
 candidates (``prior.lay_over``).  Lower values are better; the engine works on
-log values (``log=True``), so differences are ratios.
+natural logs of the values (``log=True``), so differences are ratios.
 
 What it does, at every call, from the observations alone (no hidden state, so
-a tuner rebuilt from its runs continues exactly; a seed fixes every draw):
+a tuner rebuilt from its runs continues exactly; ``seed`` fixes the only
+random draws, the space-filling start without a prior):
 
 1. **Experts.**  Each prior workload j predicts the target as ``a_j + b_j *
    shape_j`` (its standardised log values under an affine map), fitted to the
    target's measured candidates by least squares with the slope pulled
    towards the prior's typical spread (``ridge``) and kept non-negative.  Its
-   weight is the workload-feature similarity (when the target's features are
-   known) times the likelihood of the target's runs under the map (Gaussian
-   residuals of scale ``fit_scale`` x spread, plus noise) times a penalty per
-   target failure where the workload was neither failing nor slow.
+   weight is the workload-feature similarity (``exp(-d^2 / similarity)``
+   over features scaled to [0, 1]; uniform when the target's features are
+   unknown) times the likelihood of the target's runs under the map
+   (Gaussian residuals of the prior's ``misfit`` x ``fit_scale``: how far the
+   best other workload's map is from a workload, plus the runs' noise) times
+   ``failure_penalty`` per target failure where the workload neither failed
+   nor was slow (half a standard deviation above its mean).
 2. **Warm start.**  Until ``warm_start`` candidates have succeeded, the next
    run extends a portfolio: the candidate that most lowers the weighted mean,
    over prior workloads, of the best regret (capped at ``regret_cap``) within
    the candidates already run plus it.
 3. **Model.**  Afterwards the prediction is the weighted experts' mean plus a
-   Gaussian-process model of the target's residuals; its uncertainty is the
-   experts' disagreement plus the GP's.  When, on the target's own points,
-   the leave-one-out error of a plain GP is lower than the experts', the
-   plain GP is used instead.  The next run maximises expected improvement
-   times the weighted chance the candidate does not fail.
+   Gaussian-process model of the target's residuals (signal variance at
+   least misfit^2); its uncertainty is the experts' disagreement plus the
+   GP's.  From four measured candidates on, when the leave-one-out error of
+   a plain GP on the target's own points is lower than the experts', the
+   plain GP is used instead (``model_choice``).  The next run maximises
+   expected improvement times the chance the candidate does not fail: the
+   similarity-weighted share of prior workloads that failed on it, updated
+   by the target's own failed and successful runs nearby.
 4. **Noise.**  When no unmeasured candidate is expected to improve by
    ``remeasure_below`` (log units, ~ a fraction) and the two best measured
    candidates are not separated by two standard errors of the repeats'
-   spread, the less-measured of them is run again.
+   spread, the less-measured of them is run again.  When every candidate
+   has run and nothing is contested, there is nothing left to suggest.
 
-Without a prior the engine is plain GP expected improvement after
-``initial`` space-filling runs.
+Distances: each feature is scaled to [0, 1] over candidates and prior, and
+the columns of a one-hot group by 1/sqrt(2) more, so changing a category
+counts as a full step of a number.  Without a prior the engine is plain GP
+expected improvement after ``initial`` space-filling runs.
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from iotune.transfer.gp import GaussianProcess, matern52
 from iotune.transfer.observations import Summary, summarise
 from iotune.transfer.prior import Prior, PriorMatrix, lay_over
 
+NORMALISATIONS = ("zscore", "rank")
 DEFAULT_NOISE = 0.02
 # Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
 DEFAULT_SPREAD = 0.3
@@ -59,7 +70,9 @@ class TransferTuner:
     ``prior``: other workloads' runs (a ``Prior``; None: none).  ``workload``:
     the target's workload feature row, in the prior's encoding (None: unknown).
     ``noise``: standard deviation of a run in log units (None: from repeats in
-    the observations or the prior, else 0.02).
+    the observations or the prior, else 0.02).  ``normalise``: how a prior
+    workload's log values become its shape, ``zscore`` or ``rank`` (normal
+    scores).  ``log=False`` takes values as they are (already logs, say).
     """
 
     def __init__(self, candidates, prior: Prior | None = None, workload=None, *, seed: int = 0, log: bool = True,
@@ -74,6 +87,8 @@ class TransferTuner:
             raise TransferError(f"candidates must be a non-empty 2-D array of finite feature rows, "
                                 f"got shape {candidates.shape}")
         prior = Prior.empty(candidates.shape[1]) if prior is None else prior
+        if normalise not in NORMALISATIONS:
+            raise TransferError(f"normalise must be one of {', '.join(NORMALISATIONS)}, got {normalise!r}")
         if not isinstance(prior, Prior):
             raise TransferError(f"prior must be a Prior, got {type(prior).__name__}")
         if prior.configurations.shape[1] != candidates.shape[1]:
@@ -231,8 +246,8 @@ class TransferTuner:
         fail = self._failure(summary, self._similarity @ self.prior.failed)
         if len(O) == 0:
             return mean, np.sqrt(disagreement), fail
-        gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit()**2).fit(self._unit[O], y - mean[O], summary.count)
-        gmean, gstd = gp.predict(self._unit)
+        residual_gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit() ** 2)
+        gmean, gstd = residual_gp.fit(self._unit[O], y - mean[O], summary.count).predict(self._unit)
         if self.model_choice and len(O) >= 4:
             plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[O], y, summary.count)
             if plain.loo_squared_error() < self._experts_loo(summary, noise):
@@ -277,7 +292,7 @@ class TransferTuner:
         fresh[summary.measured] = False
         rng = np.random.default_rng([self.seed, summary.runs, len(chosen)])
         if not fresh.any():
-            return self._remeasure(summary, allowed, noise=self._noise(summary)) if first else None
+            return self._remeasure(summary, allowed, self._noise(summary)) if first else None
         if self.prior.workloads == 0 and (len(summary.measured) == 0
                                           or len(summary.measured) + len(summary.failed) < self.initial):
             return self._space_filling(summary, chosen, fresh, rng)
@@ -289,7 +304,7 @@ class TransferTuner:
         gain = np.where(fresh, gain, -np.inf)
         pick = int(np.argmax(gain))
         if first and gain[pick] < self.remeasure_below:
-            again = self._remeasure(summary, allowed, noise=self._noise(summary), contested_only=True)
+            again = self._remeasure(summary, allowed, self._noise(summary))
             if again is not None:
                 return again
         return pick
@@ -313,7 +328,8 @@ class TransferTuner:
         far = options[d >= d.max() - 1e-12]
         return int(rng.choice(far))
 
-    def _remeasure(self, summary: Summary, allowed: np.ndarray, noise: float, contested_only: bool = False):
+    def _remeasure(self, summary: Summary, allowed: np.ndarray, noise: float) -> int | None:
+        """The less-measured of the two best measured candidates when noise cannot separate them, else None."""
         ok = np.array([allowed[c] for c in summary.measured], dtype=bool)
         if not ok.any():
             return None
@@ -338,6 +354,9 @@ def _one_hot_stretch(rows: np.ndarray) -> np.ndarray:
     binary = np.all((rows == 0) | (rows == 1), axis=0)
     start = 0
     while start < d:
+        if not binary[start]:
+            start += 1
+            continue
         for end in range(start + 2, d + 1):
             if not binary[end - 1]:
                 break

@@ -204,10 +204,15 @@ def _unique(labels: np.ndarray) -> list:
 
 
 def _nearest_average(known: np.ndarray, values: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """Inverse-distance average of the values of the NEIGHBOURS nearest known rows to each query row."""
-    d = np.sqrt(((queries[:, None, :] - known[None, :, :]) ** 2).sum(-1))
+    """Inverse-distance average of the values of the NEIGHBOURS nearest known rows to each query row
+    (queries in blocks, so memory stays bounded for large candidate sets)."""
     k = min(NEIGHBOURS, len(known))
-    nearest = np.argsort(d, axis=1, kind="stable")[:, :k]
-    dist = np.take_along_axis(d, nearest, axis=1)
-    weights = 1.0 / np.maximum(dist, 1e-9)
-    return (weights * values[nearest]).sum(axis=1) / weights.sum(axis=1)
+    out = np.empty(len(queries))
+    block = max(1, 2**22 // max(len(known) * known.shape[1], 1))
+    for start in range(0, len(queries), block):
+        part = queries[start:start + block]
+        d = np.sqrt(((part[:, None, :] - known[None, :, :]) ** 2).sum(-1))
+        nearest = np.argsort(d, axis=1, kind="stable")[:, :k]
+        weights = 1.0 / np.maximum(np.take_along_axis(d, nearest, axis=1), 1e-9)
+        out[start:start + block] = (weights * values[nearest]).sum(axis=1) / weights.sum(axis=1)
+    return out
