@@ -35,7 +35,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from iotune.bench.runner import BuiltinRunner
-from iotune.bench.trial import MIB, BenchmarkSpec
+from iotune.units import MIB
+from iotune.records import BenchmarkSpec
 from iotune.units import format_size, parse_size
 
 

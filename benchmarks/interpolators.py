@@ -25,7 +25,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from iotune.variability import DelaunayInterpolator, LinearShepard, Mars
+from iotune.learn.estimators.delaunay import DelaunayInterpolator
+from iotune.learn.estimators.lsp import LinearShepard
+from iotune.learn.estimators.mars import Mars
 
 
 def timed(func):

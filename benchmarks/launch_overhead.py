@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from iotune.bench.runner import BuiltinRunner, make_trial_dir
-from iotune.bench.trial import MIB, BenchmarkSpec
+from iotune.units import MIB
+from iotune.records import BenchmarkSpec
 from iotune.bench.world import WorkerWorld
 
 SPEC = BenchmarkSpec(

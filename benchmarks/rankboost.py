@@ -14,7 +14,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from iotune.models import RankBoost
+from iotune.learn.estimators.rankboost import RankBoost
 
 
 def main() -> None:

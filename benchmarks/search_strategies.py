@@ -17,8 +17,10 @@ import statistics
 import time
 
 from iotune.analytic import LustreQueueModel
-from iotune.analytic.lustre_space import LustreObjective, lustre_box
-from iotune.search import STRATEGIES, make_strategy, optimize
+from iotune.analytic.lustre_space import LustreObjective, lustre_space
+from iotune.samplers import make_sampler, optimize
+
+STRATEGIES = ("random", "lhs", "nelder-mead", "annealing", "genetic", "pso")
 
 
 def main() -> None:
@@ -30,8 +32,8 @@ def main() -> None:
 
     model = LustreQueueModel(0.1, 0.125, 62.5e6)
     objective = LustreObjective(model, args.size)
-    box = lustre_box()
-    best_point, best_value, points = objective.exhaustive(box)
+    space = lustre_space()
+    best_point, best_value, points = objective.exhaustive(space)
     target = 1.01 * best_value
     print(f"size {args.size}: exhaustive optimum {best_value:.3f} s at {best_point} ({points} points)")
     print(f"budget {args.budget} distinct evaluations, seeds 0..{args.seeds - 1}; "
@@ -41,7 +43,7 @@ def main() -> None:
         needed, found = [], []
         start = time.perf_counter()
         for seed in range(args.seeds):
-            result = optimize(make_strategy(name, box, seed=seed), objective, args.budget)
+            result = optimize(make_sampler(name, space, seed=seed, budget=args.budget), objective)
             found.append(result.best_value)
             needed.append(next((i + 1 for i, (_, v) in enumerate(result.history) if v <= target), None))
         elapsed = (time.perf_counter() - start) / args.seeds

@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from iotune.bench.trial import MIB, BenchmarkSpec
+from iotune.units import MIB
+from iotune.records import BenchmarkSpec
 from iotune.testbed import StorageConfig, Testbed
 
 

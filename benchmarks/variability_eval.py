@@ -16,7 +16,7 @@ import time
 
 from iotune.store import Store
 from iotune.variability.evaluation import evaluate
-from iotune.variability.predictors import PREDICTORS
+from iotune.learn.registry import VARIABILITY as PREDICTORS
 from iotune.variability.repeats import Repeats
 
 

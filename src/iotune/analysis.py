@@ -1,8 +1,7 @@
 """Statistics over stored repeats: every repeat is kept raw, numbers are computed when read.
 
-A trial's I/O time is the sum of its timed phases (write and/or read): the time
-the workload spends in I/O.  Its bandwidth is the bytes it moved over that
-time, in MiB/s.  Lower time is better.
+A trial's I/O time and bandwidth are :func:`iotune.records.io_seconds` and
+:func:`~iotune.records.io_bandwidth`.  Lower time is better.
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from iotune.bench.trial import MIB
+from iotune.records import io_bandwidth, io_seconds
 
 
 @dataclass
@@ -60,12 +59,6 @@ class ConfigurationStats:
         }
 
 
-def trial_time_and_bandwidth(phases) -> tuple[float, float]:
-    seconds = sum(p.seconds for p in phases)
-    nbytes = sum(p.bytes for p in phases)
-    return seconds, (nbytes / MIB / seconds if seconds > 0 else float("inf"))
-
-
 def configuration_stats(trials) -> dict[str, ConfigurationStats]:
     """Group trial records (COMPLETE and FAILED) by configuration key."""
     groups: dict[str, ConfigurationStats] = {}
@@ -73,9 +66,8 @@ def configuration_stats(trials) -> dict[str, ConfigurationStats]:
         stats = groups.setdefault(trial.config_key, ConfigurationStats(trial.config, trial.config_key,
                                                                         trial.workload_key))
         if trial.state == "COMPLETE" and trial.phases:
-            seconds, bandwidth = trial_time_and_bandwidth(trial.phases)
-            stats.times.append(seconds)
-            stats.bandwidths.append(bandwidth)
+            stats.times.append(io_seconds(trial.phases))
+            stats.bandwidths.append(io_bandwidth(trial.phases))
         elif trial.state == "FAILED":
             stats.failed += 1
     return groups

@@ -11,16 +11,17 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
 from iotune.analysis import ConfigurationStats, best_per_workload, configuration_stats
-from iotune.campaign import Campaign, CampaignReport, CampaignSettings, load_campaign, plan
 from iotune.recommend import Recommender
-from iotune.screening import run_screen
+from iotune.screening import load_screen
+from iotune.spec import CampaignSpec
+from iotune.study import Campaign, CampaignReport
+from iotune.study.measure import prepare
 
 HELD_OUT = {"transfer_size": 256 * 1024, "collective": True}
 
@@ -29,6 +30,11 @@ RunCampaign = Callable[[Campaign], CampaignReport]
 
 def demo_spec_text() -> str:
     return resources.files("iotune.data").joinpath("demo.yaml").read_text()
+
+
+def demo_spec() -> CampaignSpec:
+    """The packaged demo campaign (``iotune/data/demo.yaml``)."""
+    return CampaignSpec.from_text(demo_spec_text(), source="demo.yaml")
 
 
 @dataclass
@@ -67,28 +73,28 @@ def _held_out(configuration) -> bool:
 
 
 def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats: int | None = None,
-             say: Callable[[str], None] = print) -> DemoOutcome:
+             say: Callable[[str], None] = print, resume: bool = False, platform: dict | None = None) -> DemoOutcome:
     """Screen, collect, train, recommend for the held-out workload, then measure it; see the module docstring."""
-    from iotune.learning import train
+    from iotune.learn import train
+    from iotune.learn.model import save_model
 
-    with tempfile.TemporaryDirectory(prefix="iotune-demo-") as folder:
-        spec_path = Path(folder) / "demo.yaml"
-        spec_path.write_text(demo_spec_text())
-        space, settings = load_campaign(spec_path)
-        if repeats is not None:
-            settings = CampaignSettings.from_dict({**settings.to_dict(), "repeats": repeats})
+    spec = demo_spec().with_campaign(repeats=repeats)
+    space = spec.space
+    common = dict(resume=resume, platform=platform)
 
-        say("1/5 screening the parameters (foldover Plackett-Burman design, paper 000 Sec. 4.1)")
-        screen = run_screen(store, spec_path, f"{study}-screen", runner, scratch, repeats=1, run=run)
+    say("1/5 screening the parameters (foldover Plackett-Burman design, paper 000 Sec. 4.1)")
+    screening = replace(spec, campaign=replace(spec.campaign, sampler="screening", repeats=1))
+    run(prepare(store, screening, f"{study}-screen", runner, scratch, **common))
+    screen = load_screen(store, f"{study}-screen")
 
-    everything = plan(space, settings)
+    everything = space.full_factorial()
     say(f"2/5 measuring every configuration of every workload except {_describe(HELD_OUT)}")
-    run(Campaign(store, study, space, settings, runner, scratch,
-                 configurations=[c for c in everything if not _held_out(c)]))
+    run(prepare(store, spec, study, runner, scratch, configurations=[c for c in everything if not _held_out(c)],
+                **common))
 
     say("3/5 training a CART model of log I/O time on those measurements")
     model = train(store, study, predictor="cart", target="time", log_target=True)
-    store.save_model(study, model)
+    save_model(store, study, model)
 
     say(f"4/5 recommending ROMIO hints for the unseen workload {_describe(HELD_OUT)}")
     workload = {p.name: HELD_OUT[p.name] for p in space.workload_parameters}
@@ -96,8 +102,8 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
 
     held_out_study = f"{study}-heldout"
     say("5/5 measuring every configuration of that workload, to judge the recommendation")
-    run(Campaign(store, held_out_study, space, settings, runner, scratch,
-                 configurations=[c for c in everything if _held_out(c)]))
+    run(prepare(store, spec, held_out_study, runner, scratch, configurations=[c for c in everything if _held_out(c)],
+                **common))
 
     measured = {s.config_key: s for s in configuration_stats(store.trials(study=held_out_study)).values() if s.n}
     ordered = sorted(measured.values(), key=lambda s: s.mean_time)

@@ -4,6 +4,11 @@ import re
 
 from iotune.errors import UnitError
 
+KIB = 2**10
+MIB = 2**20
+"""Bytes in a MiB: bandwidths are MiB/s, as IOR reports them."""
+GIB = 2**30
+
 _FACTORS = {
     "": 1,
     "b": 1,
@@ -55,9 +60,19 @@ def parse_size(text: str | int) -> int:
     return int(value)
 
 
-def format_size(nbytes: int) -> str:
-    """Shortest exact binary form: 4194304 -> '4MiB', 1000 -> '1000B'."""
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+_STYLES = {
+    # style: (suffixes for TiB, GiB, MiB, KiB, suffix for bytes)
+    "iec": (("TiB", "GiB", "MiB", "KiB"), "B"),  # 4194304 -> 4MiB, 1000 -> 1000B
+    "ior": (("t", "g", "m", "k"), ""),  # IOR's -t/-b options: 4m, 64k
+    "lfs": (("T", "G", "M", "K"), ""),  # lfs setstripe -S: 4M, 64K
+}
+
+
+def format_size(nbytes: int, style: str = "iec") -> str:
+    """Shortest exact binary form of a byte count in ``style`` (iec: '4MiB', ior: '4m', lfs: '4M')."""
+    suffixes, plain = _STYLES[style]
+    nbytes = int(nbytes)
+    for suffix, factor in zip(suffixes, (1024**4, 1024**3, 1024**2, 1024)):
         if nbytes >= factor and nbytes % factor == 0:
-            return f"{nbytes // factor}{unit}"
-    return f"{nbytes}B"
+            return f"{nbytes // factor}{suffix}"
+    return f"{nbytes}{plain}"

@@ -1,6 +1,6 @@
 """Paper 002 (elastic block cache), Sec. III-B to III-D: T, C_a, calibration tables, cache-size selection.
 
-Known answers are from /work/shared/reference/elastic_cache.json.
+Known answers are from tests/data/reference/elastic_cache.json.
 """
 
 import pickle

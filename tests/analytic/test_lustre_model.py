@@ -1,4 +1,4 @@
-"""LustreQueueModel against paper 004 Table III and /work/shared/reference/lustre_queue.json."""
+"""LustreQueueModel against paper 004 Table III and tests/data/reference/lustre_queue.json."""
 
 import math
 

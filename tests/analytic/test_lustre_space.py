@@ -3,8 +3,8 @@
 import pytest
 
 from iotune.analytic import LustreQueueModel, ModelError
-from iotune.analytic.lustre_space import LustreObjective, lustre_box
-from iotune.search import make_strategy, optimize
+from iotune.analytic.lustre_space import LustreObjective, lustre_space
+from iotune.samplers import make_sampler, optimize
 
 MODEL = LustreQueueModel(0.1, 0.125, 62.5e6)
 
@@ -19,18 +19,18 @@ def test_reduces_to_the_paper_model():
     assert paper(point) == pytest.approx(MODEL.completion_time("50GB", 7, exact=False))
 
 
-def test_box_is_table_iv():
-    box = lustre_box()
-    assert box.size == 160 * 9 * 9 * 11
-    assert box.point((0, 0, 0, 0)) == {"stripe_count": 1, "stripe_size_mib": 1, "transfer_size_mib": 1, "processes": 1}
+def test_space_is_table_iv():
+    space = lustre_space()
+    assert space.size == 160 * 9 * 9 * 11
+    assert space.configuration({}) == {"stripe_count": 1, "stripe_size_mib": 1, "transfer_size_mib": 1, "processes": 1}
 
 
 def test_exhaustive_matches_the_vectorised_grid_and_search_gets_within_one_percent():
     objective = LustreObjective(MODEL, "50GB")
-    box = lustre_box()
-    best, value, points = objective.exhaustive(box)
-    assert points == box.size and objective(best) == pytest.approx(value)
-    result = optimize(make_strategy("nelder-mead", box, seed=0), objective, budget=150)
+    space = lustre_space()
+    best, value, points = objective.exhaustive(space)
+    assert points == space.size and objective(best) == pytest.approx(value)
+    result = optimize(make_sampler("nelder-mead", space, seed=0, budget=150), objective)
     assert value <= result.best_value <= 1.01 * value
 
 

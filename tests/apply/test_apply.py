@@ -9,7 +9,7 @@ import pytest
 
 from iotune.apply import apply_configuration
 from iotune.apply.choose import choose_configuration
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 from iotune.cli.app import main
 from iotune.space import Space
 from iotune.store import Store

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from iotune.bench.runner import BuiltinRunner
-from iotune.bench.trial import MIB, BenchmarkSpec
+from iotune.units import MIB
+from iotune.records import BenchmarkSpec
 from iotune.bench.world import WorkerWorld
 from iotune.errors import MpiNotFoundError
 

@@ -10,7 +10,8 @@ import pytest
 
 from iotune.bench.ior import IorRunner, parse_ior_hints_log, parse_ior_json
 from iotune.bench.runner import ior_command_line
-from iotune.bench.trial import MIB, BenchmarkSpec
+from iotune.units import MIB
+from iotune.records import BenchmarkSpec
 from iotune.errors import BenchError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ior"

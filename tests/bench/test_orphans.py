@@ -14,7 +14,7 @@ pytestmark = pytest.mark.requires_mpi
 CONTROLLER = textwrap.dedent("""\
     import sys, time
     from pathlib import Path
-    from iotune.bench.trial import BenchmarkSpec
+    from iotune.records import BenchmarkSpec
     from iotune.bench.world import WorkerWorld
     world = WorkerWorld(2, env={"IOTUNE_TEST_HANG_RANK": "1"}, timeout=600)
     world.start()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from iotune.design import MAX_FACTORS, design_levels, foldover, plackett_burman, run_count
 from iotune.errors import SpaceError
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data" / "reference"
 REFERENCE = json.loads((DATA / "plackett_burman_designs.json").read_text())["designs"]
 ALL_N = list(range(1, MAX_FACTORS + 1))
 

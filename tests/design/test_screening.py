@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from iotune.design import Screening, effects, foldover, plackett_burman, rank_effects
 from iotune.errors import SpaceError
 
-TABLE2 = json.loads((Path(__file__).parent / "data" / "plackett_burman.json").read_text())
+TABLE2 = json.loads((Path(__file__).parents[1] / "data" / "reference" / "plackett_burman.json").read_text())
 PERF = np.array(TABLE2["perf"])
 PRINTED_EFFECTS = [-109, -9, -63, -95, 1, -81, 5]
 PRINTED_RANKS = [1, 5, 4, 2, 7, 3, 6]

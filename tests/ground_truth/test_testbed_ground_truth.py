@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from iotune.bench.trial import Measurement, PhaseResult
-from iotune.campaign import load_campaign
+from iotune.records import Measurement, PhaseResult
+from iotune.spec import load_spec
 from iotune.store import Store
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "ground_truth"
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(not CSV.exists(), reason=f"{CSV.name} has not be
 
 def load(store) -> str:
     """Store the CSV's trials in a study whose space is the spec's; returns the study name."""
-    space, _ = load_campaign(SPEC)
+    space = load_spec(SPEC).space
     trials = defaultdict(list)
     with open(CSV, newline="") as handle:
         for row in csv.DictReader(handle):
@@ -54,7 +54,7 @@ def test_every_configuration_measured_at_least_five_times(ground_truth):
 
 def test_the_recommender_picks_the_fast_device_class(ground_truth):
     """128 MB/s devices against 33 MB/s ones: the physics any model must get right."""
-    from iotune.learning import train
+    from iotune.learn import train
     from iotune.recommend import Recommender
 
     store, study = ground_truth

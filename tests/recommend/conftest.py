@@ -7,7 +7,7 @@ import pytest
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeRegressor
 
-from iotune.learning import TrainedModel
+from iotune.learn import TrainedModel
 from iotune.space import Space
 
 HINTS = """

@@ -17,7 +17,7 @@ from iotune.recommend.uncertainty import attach_spread, spread_label
 from iotune.space import Space
 from iotune.store import Store
 from iotune.variability import runs_needed_for_cv
-from tests.learning.synthetic import measurement
+from tests.learn.synthetic import measurement
 from tests.recommend.conftest import make_model
 
 SPACE = """

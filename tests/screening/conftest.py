@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 
 SPEC = textwrap.dedent("""\
     name: screen

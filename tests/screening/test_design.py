@@ -2,16 +2,17 @@
 
 import pytest
 
-from iotune.campaign import load_campaign
 from iotune.design import foldover, plackett_burman
-from iotune.screening import ScreeningError, build_design, read_screening_levels, screening_factors
+from iotune.errors import SpaceError
+from iotune.screening import ScreeningError, build_design, screening_factors
 from iotune.space import Space
+from iotune.spec import load_spec
 
 KIB = 1024
 
 
 def test_factors_default_to_first_and_last_level(spec_file):
-    space, _ = load_campaign(spec_file)
+    space = load_spec(spec_file).space
     factors = {f.name: (f.low, f.high) for f in screening_factors(space)}
     assert factors == {"transfer_size": (64 * KIB, 256 * KIB), "romio_cb_write": ("disable", "enable"),
                        "cb_buffer_size": (1024 * KIB, 4096 * KIB), "romio_no_indep_rw": ("false", "true")}
@@ -20,8 +21,9 @@ def test_factors_default_to_first_and_last_level(spec_file):
 
 
 def test_rows_take_the_low_or_high_level_of_their_sign(spec_file):
-    space, settings = load_campaign(spec_file)
-    design = build_design(space, screening_factors(space), settings.benchmark)
+    spec = load_spec(spec_file)
+    space = spec.space
+    design = build_design(space, screening_factors(space), spec.benchmark)
     assert (design.matrix == foldover(plackett_burman(4))).all() and design.matrix.shape == (16, 4)
     for signs, row in zip(design.matrix, design.rows):
         for factor, sign in zip(design.factors, signs):
@@ -32,12 +34,14 @@ def test_rows_take_the_low_or_high_level_of_their_sign(spec_file):
 
 def test_screening_section_overrides_low_and_high(spec_file):
     spec_file.write_text(spec_file.read_text() + "screening:\n  levels:\n    romio_cb_write: [automatic, enable]\n")
-    space, _ = load_campaign(spec_file)
-    levels = read_screening_levels(spec_file)
-    factor = next(f for f in screening_factors(space, levels=levels) if f.name == "romio_cb_write")
+    spec = load_spec(spec_file)
+    factor = next(f for f in screening_factors(spec.space, levels=spec.screening.levels) if f.name == "romio_cb_write")
     assert (factor.low, factor.high) == ("automatic", "enable")
     with pytest.raises(ScreeningError, match="not a level"):
-        screening_factors(space, levels={"transfer_size": ["64KiB", "3MiB"]})
+        screening_factors(spec.space, levels={"transfer_size": ["64KiB", "3MiB"]})
+    spec_file.write_text(spec_file.read_text().replace("[automatic, enable]", "[automatic, maybe]"))
+    with pytest.raises(SpaceError, match=r"screen.yaml:\d+: screening levels: .*'maybe' is not a level"):
+        load_spec(spec_file)
 
 
 def test_inactive_parameters_stay_inactive_in_their_rows():
@@ -74,6 +78,6 @@ constraints: ["transfer_size < cb_buffer_size"]
 
 
 def test_a_row_the_benchmark_cannot_run_is_refused(spec_file):
-    space, settings = load_campaign(spec_file)
+    spec = load_spec(spec_file)
     with pytest.raises(ScreeningError, match=r"block_size.*transfer_size: \[64KiB, 128KiB\]"):
-        build_design(space, screening_factors(space), {**settings.benchmark, "block_size": 128 * KIB})
+        build_design(spec.space, screening_factors(spec.space), {**spec.benchmark, "block_size": 128 * KIB})

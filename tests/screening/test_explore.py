@@ -2,7 +2,8 @@
 
 import pytest
 
-from iotune.screening import ScreeningError, pb_guided_configurations, pb_guided_walk, random_walk
+from iotune.samplers import make_sampler, optimize
+from iotune.screening import ScreeningError, pb_guided_configurations
 from iotune.space import Space
 
 SPACE = Space.from_text("""
@@ -46,16 +47,20 @@ def test_collection_is_seeded_and_stops_when_the_ranked_space_is_exhausted():
         pb_guided_configurations(SPACE, RANKING, 0)
 
 
+def evaluations_to(result, value):
+    return next(i + 1 for i, (_, seen) in enumerate(result.history) if seen <= value)
+
+
 def test_walks_find_the_optimum_and_pb_guided_needs_fewer_evaluations():
-    guided = pb_guided_walk(SPACE, RANKING, separable)
+    guided = optimize(make_sampler("pb-walk", SPACE, options={"ranking": RANKING}), separable)
     assert dict(guided.best) == OPTIMUM and guided.best_value == 0.0
     assert guided.evaluations == 1 + 3 + 2 + 2 + 2 + 1  # default, then new levels; b = 3 breaks a + b < 6
-    randomly = random_walk(SPACE, separable, budget=SPACE.count_valid(), seed=7)
-    assert dict(randomly.best) == OPTIMUM
-    assert guided.evaluations_to(0.0) < randomly.evaluations_to(0.0)
+    randomly = optimize(make_sampler("random", SPACE, seed=7), separable)
+    assert dict(randomly.best) == OPTIMUM and randomly.evaluations == SPACE.count_valid()
+    assert evaluations_to(guided, 0.0) < evaluations_to(randomly, 0.0)
 
 
 def test_walk_budgets_are_respected():
-    assert pb_guided_walk(SPACE, RANKING, separable, budget=4).evaluations == 4
-    short = random_walk(SPACE, separable, budget=10, seed=2)
+    assert optimize(make_sampler("pb-walk", SPACE, budget=4, options={"ranking": RANKING}), separable).evaluations == 4
+    short = optimize(make_sampler("random", SPACE, budget=10, seed=2), separable)
     assert short.evaluations == 10 and short.best_value == min(v for _, v in short.history)

@@ -85,8 +85,9 @@ def test_misspelt_top_level_key():
         load("constraint: []\n")
 
 
-def test_other_sections_of_a_campaign_file_are_ignored():
-    assert load("benchmark:\n  api: MPIIO\ncampaign:\n  repeats: 3\n").name == "broken"
+def test_a_space_alone_refuses_campaign_sections():
+    with pytest.raises(SpaceError, match="unknown key 'benchmark'"):
+        load("benchmark:\n  api: MPIIO\n")
 
 
 def test_duplicate_yaml_key():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from iotune.bench.trial import BenchmarkSpec, Measurement, PhaseResult
+from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 
 PLATFORM = {
     "hostname": "node01",

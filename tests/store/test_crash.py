@@ -16,7 +16,7 @@ from store_helpers import complete
 
 _PRELUDE = """
 import sys, time
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 from iotune.store import Store
 
 def measurement(i):

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from iotune.bench.trial import Measurement
+from iotune.records import Measurement
 from iotune.errors import StoreError
 
 from store_helpers import PLATFORM, complete, config, start, study

@@ -7,7 +7,7 @@ import uuid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

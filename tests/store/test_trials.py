@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iotune.bench.trial import BenchmarkSpec, Measurement, PhaseResult
+from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.errors import StoreError
 
 from store_helpers import PLATFORM, complete, config, phases, start, study

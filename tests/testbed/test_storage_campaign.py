@@ -9,10 +9,12 @@ import time
 
 import pytest
 
-from iotune.bench.mapping import check_runnable, storage_config, storage_parameters
-from iotune.bench.trial import Measurement, PhaseResult
-from iotune.campaign import Campaign, parse_campaign
-from iotune.errors import SpaceError
+from iotune.spec.mapping import check_runnable
+from iotune.spec.storage import storage_config, storage_parameters
+from iotune.records import Measurement, PhaseResult
+from iotune.spec import CampaignSpec
+from iotune.study.measure import prepare
+from iotune.errors import IotuneError, SpaceError
 from iotune.space import Space
 from iotune.store import Store
 from iotune.testbed import StorageConfig, TestbedProvider, list_testbeds
@@ -71,9 +73,11 @@ def test_an_impossible_storage_combination_is_refused_in_one_line():
 
 
 def test_a_storage_space_without_a_testbed_is_refused_before_anything_runs(tmp_path):
-    space, settings = parse_campaign(SPEC)
-    with Store(tmp_path / "db.sqlite") as store, pytest.raises(SpaceError, match="only a testbed applies"):
-        Campaign(store, "s", space, settings, runner=None, scratch=tmp_path)
+    spec = CampaignSpec.from_text(SPEC)
+    with Store(tmp_path / "db.sqlite") as store:
+        with pytest.raises(IotuneError, match="only a testbed applies"):
+            prepare(store, spec, "s", None, tmp_path)
+        assert store.list_studies() == []
 
 
 class MountRunner:
@@ -94,11 +98,13 @@ class MountRunner:
 
 @pytest.mark.requires_root
 def test_campaign_builds_each_storage_configuration_once_and_records_it(testbed_root, tmp_path):
-    space, settings = parse_campaign(SPEC)
+    spec = CampaignSpec.from_text(SPEC + "storage: {size_mib: 32}\n")
     log = []
-    provider = TestbedProvider(testbed_root, lambda mpiexec: MountRunner(mpiexec, log), defaults={"size_mib": 32})
+    provider = TestbedProvider(testbed_root, lambda mpiexec: MountRunner(mpiexec, log))
     with Store(tmp_path / "db.sqlite") as store:
-        report = Campaign(store, "s", space, settings, None, tmp_path, storage=provider).run()
+        campaign = prepare(store, spec, "s", None, tmp_path, storage=provider)
+        report = campaign.run()
+        campaign.worker.close()
         trials = store.trials(study="s")
     assert report.completed == 4 and report.testbeds_built == provider.builds == 2
     mounts = [entry[0] for entry in log if entry != "closed"]

@@ -1,7 +1,7 @@
 """Synthetic repeated runs for the variability tests: nothing here was measured.
 
 The study reuses the learning tests' space and trial format
-(``tests/learning/synthetic.py``); each configuration's runs are normal around
+(``tests/learn/synthetic.py``); each configuration's runs are normal around
 ``true_time`` with a standard deviation that is a known smooth function of the
 configuration (``true_cv`` x time), so maps have something to learn.
 """
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from tests.learning import synthetic
+from tests.learn import synthetic
 
 
 def true_cv(config: dict) -> float:

@@ -17,6 +17,6 @@ __all__ = [
     "stationary_waits",
 ]
 
-from iotune.analytic.lustre_space import LustreObjective, lustre_box  # noqa: E402
+from iotune.analytic.lustre_space import LustreObjective, lustre_space  # noqa: E402
 
-__all__ += ["LustreObjective", "lustre_box"]
+__all__ += ["LustreObjective", "lustre_space"]

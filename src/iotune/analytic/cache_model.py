@@ -5,7 +5,7 @@ disk of size N GB with reserved bandwidth B MB/s costs B * N per second, so a
 bandwidth plays the role of a price per GB-second and a cost is in *adjusted
 GB-seconds* (AGBs, Sec. III-B).  Dividing a size by a throughput needs MB per
 GB: ``mb_per_gb`` defaults to 1024, the reading that reproduces every printed
-digit of Table III (``/work/shared/reference/elastic_cache.json``; 1000 does
+digit of Table III (``shared reference elastic_cache.json``; 1000 does
 not).
 
 ``completion_time`` is the paper's T (Sec. III-C), ``storage_cost`` its C(t)

@@ -43,8 +43,8 @@ from pathlib import Path
 
 from iotune.analytic.cache_model import CalibrationTable
 from iotune.analytic.errors import ModelError
+from iotune.units import MIB
 
-MIB = 2**20
 FALLBACK = "iotune model cache falls back to its --calibration file or the built-in illustrative table"
 _DD_STATS = re.compile(r"^(\d+) bytes .* copied, ([0-9.eE+-]+) s", re.MULTILINE)
 

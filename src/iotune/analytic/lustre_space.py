@@ -36,28 +36,36 @@ import numpy as np
 
 from iotune.analytic import _validate as check
 from iotune.analytic.lustre import LustreQueueModel
-from iotune.search import Box, Integer, Log2Integer
+from iotune.space import Parameter, Space
+from iotune.units import MIB
 
-MIB = 2**20
 SEEK_S = 0.004
 """Seek time per request, seconds (paper 004, Table I)."""
 DIMENSIONS = ("stripe_count", "stripe_size_mib", "transfer_size_mib", "processes")
 
 
-def lustre_box(max_stripes: int = 160, max_size_mib: int = 256, max_processes: int = 1024) -> Box:
-    """Paper 004's Table IV space: stripe count 1..max_stripes, sizes 1..max_size_mib MiB, processes 1..max_processes."""
-    return Box([
-        Integer("stripe_count", 1, max_stripes),
-        Log2Integer("stripe_size_mib", 1, max_size_mib),
-        Log2Integer("transfer_size_mib", 1, max_size_mib),
-        Log2Integer("processes", 1, max_processes),
-    ])
+def lustre_space(max_stripes: int = 160, max_size_mib: int = 256, max_processes: int = 1024) -> Space:
+    """Paper 004's Table IV space: stripe count 1..max_stripes, sizes 1..max_size_mib MiB (powers of two),
+    processes 1..max_processes (powers of two); every parameter a system option of the file system layer."""
+
+    def doublings(name: str, high: int) -> Parameter:
+        return Parameter(name=name, type="integer", levels=tuple(2**e for e in range(high.bit_length())),
+                         role="system", layer="filesystem")
+
+    return Space("lustre-table-iv", [
+        Parameter(name="stripe_count", type="integer", levels=tuple(range(1, max_stripes + 1)), role="system",
+                  layer="filesystem"),
+        doublings("stripe_size_mib", max_size_mib),
+        doublings("transfer_size_mib", max_size_mib),
+        doublings("processes", max_processes),
+    ], description="paper 004, Table IV: Lustre striping and parallel POSIX I/O")
 
 
 class LustreObjective:
     """Expected seconds to write ``total_bytes`` with a given (stripe count, stripe size, transfer size, processes).
 
-    Callable on a point of ``lustre_box()``; ``times`` is the vectorised form.
+    Callable on a configuration of ``lustre_space()`` (any mapping of the four names); ``times`` is the
+    vectorised form.
     ``exact=False`` uses the paper's closed form for the expected maximum wait.
     See the module docstring for which terms are the paper's.
     """
@@ -87,10 +95,11 @@ class LustreObjective:
     def __call__(self, point: dict) -> float:
         return float(self.times(*(point[name] for name in DIMENSIONS)))
 
-    def exhaustive(self, box: Box) -> tuple[dict, float, int]:
-        """The best point of ``box`` by evaluating every one: (point, seconds, points evaluated)."""
-        grids = np.meshgrid(*(np.array(d.levels) for d in box.dimensions), indexing="ij")
-        by_name = dict(zip(box.names, grids))
-        values = self.times(*(by_name[name] for name in DIMENSIONS))
+    def exhaustive(self, space: Space) -> tuple[dict, float, int]:
+        """The best point of ``space`` by evaluating every one: (point, seconds, points evaluated)."""
+        levels = [np.array(space.parameter(name).levels) for name in DIMENSIONS]
+        grids = np.meshgrid(*levels, indexing="ij")
+        values = self.times(*grids)
         index = np.unravel_index(int(np.argmin(values)), values.shape)
-        return box.point(index), float(values[index]), int(values.size)
+        point = {name: int(level[i]) for name, level, i in zip(DIMENSIONS, levels, index)}
+        return point, float(values[index]), int(values.size)

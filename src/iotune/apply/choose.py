@@ -16,13 +16,7 @@ from typing import Any
 
 from iotune.analysis import best_per_workload, configuration_stats
 from iotune.errors import IotuneError, StoreError
-from iotune.profile import Workload
 
-# Workload fields of a Workload under the names of benchmark fields that spaces use.
-FIELDS = {"processes": lambda w: w.processes, "transfer_size": lambda w: w.request_size,
-          "block_size": lambda w: w.bytes_per_process, "segment_count": lambda w: w.iterations,
-          "collective": lambda w: w.collective, "file_per_process": lambda w: not w.shared_file,
-          "api": lambda w: w.to_benchmark_spec().api, "operation": lambda w: w.operation}
 CANDIDATES = 50
 
 
@@ -36,18 +30,20 @@ class Choice:
     notes: list[str] = field(default_factory=list)
 
 
-def workload_values(space, workload: Workload | None, processes: int | None) -> tuple[dict[str, Any], list[str]]:
-    """Values of the space's workload parameters that the workload (or the process count) fixes.
+def workload_values(space, workload: dict | None, processes: int | None) -> tuple[dict[str, Any], list[str]]:
+    """Values of the space's workload parameters that the workload (values in :mod:`iotune.workload`'s
+    vocabulary) or the process count fixes.
 
     A value that is not a level becomes the nearest level (numbers) and is
     noted; parameters the workload does not describe are left out.
     """
     values, notes = {}, []
+    described = dict(workload or {})
     for parameter in space.workload_parameters:
         if parameter.name == "processes" and processes is not None and workload is None:
             value = processes
-        elif workload is not None and parameter.name in FIELDS:
-            value = FIELDS[parameter.name](workload)
+        elif parameter.name in described:
+            value = described[parameter.name]
         else:
             continue
         value = parameter.normalise(value) if not isinstance(value, (bool, int)) else value
@@ -69,7 +65,9 @@ def _matches(config: dict, values: dict[str, Any]) -> bool:
 
 def _model(store, study: str):
     try:
-        return store.load_model(study)
+        from iotune.learn.model import load_model
+
+        return load_model(store, study)
     except StoreError:
         return None
 
@@ -107,7 +105,7 @@ def _runs_of(store, study: str, command: str | None, values: dict) -> list:
             if t.command == command and _matches(t.config, values)]
 
 
-def choose_configuration(store, study: str, space, workload: Workload | None = None, processes: int | None = None,
+def choose_configuration(store, study: str, space, workload: dict | None = None, processes: int | None = None,
                          explore: float = 0.0, seed: int | None = None, command: str | None = None) -> Choice:
     """The configuration to run ``workload`` with: the application's own runs, else the study's measurements,
     its model or the defaults (paper 001's optimization engine, Fig. 2).

@@ -3,7 +3,7 @@
 Heavy parts (mpi4py, the MPI world, IOR) load only when a runner is used.
 """
 
-from iotune.bench.trial import BenchmarkSpec, Measurement, PhaseResult
+from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 
 __all__ = [
     "BenchmarkSpec",

@@ -14,8 +14,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from iotune.bench.runner import ior_args, ior_command_line, make_trial_dir, spec_problem
-from iotune.bench.trial import MIB, BenchmarkSpec, Measurement, PhaseResult
+from iotune.bench.runner import ior_args, ior_command_line, make_trial_dir
+from iotune.units import MIB
+from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.bench.world import find_mpiexec, kill_tree, process_tree
 from iotune.errors import BenchError
 
@@ -196,7 +197,7 @@ class IorRunner:
     def run(self, spec: BenchmarkSpec, scratch: Path) -> Measurement:
         """Run one IOR repetition of ``spec`` in a fresh subdirectory of ``scratch``, removed afterwards."""
         started = time.perf_counter()
-        problem = spec_problem(spec)
+        problem = spec.problem()
         trial = None
         try:
             if problem:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iotune.bench.trial import BenchmarkSpec, Measurement, PhaseResult
+from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 
 PAGE = 4096
 CACHE_MODES = ("auto", "drop_caches", "o_direct", "fadvise_dontneed", "page_cache")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import shlex
 import shutil
 import sys
@@ -13,9 +12,11 @@ from pathlib import Path
 from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
-from iotune.bench.trial import DATA_PATTERNS, OPERATIONS, BenchmarkSpec, Measurement
-from iotune.bench.world import WorkerWorld, find_mpiexec, pid_running
+from iotune.bench.ownership import current_owner, remove_stale
+from iotune.bench.world import WorkerWorld, find_mpiexec
+from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import MpiNotFoundError
+from iotune.units import format_size
 
 
 class Runner(Protocol):
@@ -26,13 +27,6 @@ class Runner(Protocol):
     def run(self, spec: BenchmarkSpec, scratch: Path) -> Measurement: ...
 
     def close(self) -> None: ...
-
-
-def _ior_size(nbytes: int) -> str:
-    for suffix, factor in (("g", 1024**3), ("m", 1024**2), ("k", 1024)):
-        if nbytes % factor == 0:
-            return f"{nbytes // factor}{suffix}"
-    return str(nbytes)
 
 
 def ior_args(spec: BenchmarkSpec, phases: str | None = None) -> list[str]:
@@ -51,7 +45,7 @@ def ior_args(spec: BenchmarkSpec, phases: str | None = None) -> list[str]:
         args.append("-R")
     if spec.data_pattern != "timestamp":
         args += ["-l", spec.data_pattern]
-    args += ["-t", _ior_size(spec.transfer_size), "-b", _ior_size(spec.block_size)]
+    args += ["-t", format_size(spec.transfer_size, "ior"), "-b", format_size(spec.block_size, "ior")]
     args += ["-s", str(spec.segment_count), "-i", "1"]
     return args
 
@@ -74,49 +68,28 @@ def ior_command_line(spec: BenchmarkSpec, test_file: str | None = None) -> str:
     return " ".join(prefix + launcher + ior_args(spec) + target)
 
 
-def spec_problem(spec: BenchmarkSpec) -> str | None:
-    """Why ``spec`` cannot be run, in one line, or None when it can."""
-    if spec.api not in ("POSIX", "MPIIO"):
-        return f"api must be POSIX or MPIIO, got {spec.api!r}"
-    if spec.operation not in OPERATIONS:
-        return f"operation must be one of {', '.join(OPERATIONS)}, got {spec.operation!r}"
-    if spec.data_pattern not in DATA_PATTERNS:
-        return f"data_pattern must be one of {', '.join(DATA_PATTERNS)}, got {spec.data_pattern!r}"
-    if spec.processes < 1 or spec.segment_count < 1:
-        return f"processes and segment_count must be >= 1, got {spec.processes} and {spec.segment_count}"
-    if spec.transfer_size < 1 or spec.block_size < spec.transfer_size or spec.block_size % spec.transfer_size:
-        return (
-            f"block_size ({spec.block_size} B) must be a positive multiple of transfer_size "
-            f"({spec.transfer_size} B), as IOR requires"
-        )
-    return None
-
-
 TRIAL_PREFIX = "iotune-trial-"
 
 
 def remove_stale_trial_dirs(scratch: Path) -> list[Path]:
-    """Remove trial directories left in ``scratch`` by a runner process that no longer exists (a SIGKILL)."""
-    removed = []
-    try:
-        candidates = list(Path(scratch).glob(f"{TRIAL_PREFIX}*"))
-    except OSError:
-        return removed
-    for directory in candidates:
-        owner = directory.name[len(TRIAL_PREFIX):].split("-", 1)[0]
-        if not owner.isdigit() or pid_running(int(owner)):
-            continue
-        shutil.rmtree(directory, ignore_errors=True)
-        removed.append(directory)
-    return removed
+    """Remove trial directories in ``scratch`` whose owner provably no longer runs (a SIGKILLed runner).
+
+    Trial directories are named ``iotune-trial-<host>_<boot>_<pidns>_<pid>_<start>_XXXXXXXX``
+    (:mod:`iotune.bench.ownership`): on a scratch shared by several nodes, a directory
+    of another host, or one without an owner tag, is never touched.
+    """
+    return remove_stale(Path(scratch), TRIAL_PREFIX)
 
 
 def make_trial_dir(scratch: Path) -> Path:
-    """Create a unique per-trial directory directly inside ``scratch`` (raises OSError when unusable)."""
+    """Create a unique per-trial directory directly inside ``scratch``, named by host and owner.
+
+    Raises OSError when ``scratch`` is unusable or the directory would land outside it.
+    """
     root = Path(scratch).resolve(strict=True)
     if not root.is_dir():
         raise NotADirectoryError(f"{root} is not a directory")
-    trial = Path(tempfile.mkdtemp(prefix=f"{TRIAL_PREFIX}{os.getpid()}-", dir=root)).resolve()
+    trial = Path(tempfile.mkdtemp(prefix=TRIAL_PREFIX + current_owner().tag, dir=root)).resolve()
     if trial.parent != root:
         shutil.rmtree(trial, ignore_errors=True)
         raise PermissionError(f"trial directory {trial} escaped {root}")
@@ -170,7 +143,7 @@ class BuiltinRunner:
         """Run one trial in a fresh subdirectory of ``scratch``, removed afterwards."""
         started = time.perf_counter()
         command = ior_command_line(spec)
-        problem = spec_problem(spec)
+        problem = spec.problem()
         trial_dir = None
         if problem:
             measurement = Measurement.failed(f"invalid benchmark spec: {problem}")

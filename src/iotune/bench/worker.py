@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -24,8 +25,9 @@ import time
 import traceback
 from pathlib import Path
 
+from iotune.bench import mpi_temp
 from iotune.bench.kernel import run_kernel, summarise
-from iotune.bench.trial import BenchmarkSpec
+from iotune.records import BenchmarkSpec
 from iotune.bench.world import pid_running
 
 
@@ -71,6 +73,8 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
 
     A rank spinning in a collective whose peer died never reads its socket
     again, so only a watchdog can end it after the controller was SIGKILLed.
+    Leaving without MPI_Finalize, it first removes the shared-memory files it
+    maps, which nobody else would (the controller that would is gone).
     """
     controller = int(os.environ.get("IOTUNE_CONTROLLER_PID", "0"))
     parent = os.getppid()
@@ -79,6 +83,7 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
         while True:
             time.sleep(interval)
             if os.getppid() != parent or (controller and not pid_running(controller)):
+                mpi_temp.remove_own()
                 os._exit(1)
 
     threading.Thread(target=watch, name="iotune-orphan-watchdog", daemon=True).start()
@@ -156,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 1:
         print("usage: python -m iotune.bench.worker <control socket path>", file=sys.stderr)
         return 2
+    # gforker stops the other ranks with SIGINT when one fails: die quietly, as a C rank would, so the
+    # stderr tail the controller reports shows the launcher's "Return code" lines, not a Python traceback
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     _exit_when_orphaned()
     serve(argv[0])
     return 0

@@ -7,10 +7,19 @@ temporary directory.  When a rank dies, the world hangs past the timeout or
 mpiexec exits, the whole process tree is killed, the trial is reported as
 FAILED with the tail of the workers' stderr, and the next trial starts a new
 world.
+
+A world leaves nothing behind: its socket directory is named by its owner and
+removed (stale ones of dead owners on this host too), and the shared-memory
+and hwloc files MPICH keeps only until MPI_Finalize are removed when the world
+is killed (:mod:`iotune.bench.mpi_temp`).  The ranks all run on this host, so
+the world is launched so that nothing listens on a network address other than
+loopback (:func:`local_launcher`, :data:`LOOPBACK_ENV`).
 """
 
 from __future__ import annotations
 
+import filecmp
+import functools
 import json
 import os
 import shutil
@@ -23,12 +32,18 @@ import time
 import weakref
 from pathlib import Path
 
-from iotune.bench.trial import BenchmarkSpec, Measurement
+from iotune.bench import mpi_temp
+from iotune.bench.ownership import current_owner, remove_stale
+from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import BenchError, MpiNotFoundError
 
 STARTUP_TIMEOUT = 60.0
 CONTROLLER_ENV = "IOTUNE_CONTROLLER_PID"
 STDERR_TAIL = 400
+WORLD_PREFIX = "iotune-world-"
+# The network layers of MPICH's ch4 netmods listen on every interface unless told otherwise:
+# UCX's TCP transport on each network device, libfabric's tcp/sockets providers on the first one.
+LOOPBACK_ENV = {"UCX_NET_DEVICES": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
 
 
 def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
@@ -45,6 +60,29 @@ def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
     if found:
         return found
     raise MpiNotFoundError("mpiexec not found beside the Python interpreter or on PATH; pip install mpich mpi4py")
+
+
+@functools.lru_cache(maxsize=8)
+def local_launcher(mpiexec: str) -> str:
+    """The launcher for a world whose ranks all run on this host.
+
+    Hydra's mpiexec listens for its proxies on all interfaces (0.0.0.0) whatever
+    ``-iface``, ``-localhost``, ``-hosts`` or HYDRA_IFACE say (MPICH 5.0.2: the
+    control socket is bound to INADDR_ANY).  MPICH's gforker process manager,
+    installed beside it as ``mpiexec.gforker``, forks the ranks itself and talks PMI
+    over socket pairs, so it listens on nothing.  Returns gforker when ``mpiexec``
+    is hydra under a generic name (``mpiexec``, ``mpirun``: a copy of or a link to
+    the ``mpiexec.hydra`` beside it), else ``mpiexec`` unchanged: a wrapper script,
+    another MPI, or hydra asked for by its own name ``mpiexec.hydra``.
+    """
+    real = Path(os.path.realpath(mpiexec))
+    hydra, gforker = real.parent / "mpiexec.hydra", real.parent / "mpiexec.gforker"
+    if Path(mpiexec).name == hydra.name or not (hydra.is_file() and os.access(gforker, os.X_OK)):
+        return str(mpiexec)
+    # pip's mpich installs mpiexec, mpirun and mpiexec.hydra as copies, not links
+    if real == hydra or filecmp.cmp(real, hydra, shallow=False):
+        return str(gforker)
+    return str(mpiexec)
 
 
 def _children_map() -> dict[int, list[int]]:
@@ -135,7 +173,7 @@ class WorkerWorld:
         self.timeout = timeout
         self.mpi_library = ""
         self._buffer = b""
-        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": []}
+        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": [], "files": set()}
         self._finalizer = weakref.finalize(self, WorkerWorld._cleanup, self._st)
 
     @property
@@ -168,15 +206,17 @@ class WorkerWorld:
     def start(self) -> None:
         """Start mpiexec and wait for rank 0's hello (raises BenchError on failure)."""
         self.close()
-        self._st["dir"] = Path(tempfile.mkdtemp(prefix="iotune-world-"))
+        remove_stale(Path(tempfile.gettempdir()), WORLD_PREFIX)  # of controllers that died here (SIGKILL)
+        self._st["dir"] = Path(tempfile.mkdtemp(prefix=WORLD_PREFIX + current_owner().tag))
         address = str(self._dir / "control.sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(address)
         listener.listen(1)
-        env = {**os.environ, **self.env, CONTROLLER_ENV: str(os.getpid())}
+        env = {**LOOPBACK_ENV, **os.environ, **self.env, CONTROLLER_ENV: str(os.getpid())}
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
-        command = [self.mpiexec, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
+        launcher = local_launcher(self.mpiexec)
+        command = [launcher, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
         with open(self._dir / "stderr.txt", "wb") as errors:
             self._st["proc"] = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors, env=env, start_new_session=True
@@ -199,6 +239,7 @@ class WorkerWorld:
         finally:
             listener.close()
         self._st["pids"] = list(hello.get("pids", []))
+        self._st["files"] |= mpi_temp.held_by_any(process_tree(self._proc.pid) + self._st["pids"])
         self.mpi_library = hello.get("mpi_library", "")
 
     def _why(self, what: str) -> str:
@@ -225,8 +266,8 @@ class WorkerWorld:
             except OSError as exc:
                 raise BenchError(self._why(f"lost the connection to the workers ({exc})")) from None
             if not chunk:
-                try:
-                    self._proc.wait(timeout=2)
+                try:  # long enough for the launcher to report the ranks' exit codes on a busy machine
+                    self._proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     pass
                 status = self._proc.poll()
@@ -296,19 +337,22 @@ class WorkerWorld:
 
     @staticmethod
     def _cleanup(state: dict) -> None:
-        """Kill mpiexec, its proxies and the ranks, close the socket, remove the directory."""
+        """Kill mpiexec, its proxies and the ranks, close the socket, remove the directory and MPI's files."""
         proc, sock, directory = state["proc"], state["sock"], state["dir"]
         if sock is not None:
             sock.close()
+        files = set(state["files"])
         if proc is not None:
             tree = process_tree(proc.pid) if proc.poll() is None else []
             # Ranks orphaned by a dead mpiexec are no longer in its tree; kill them by pid.
             orphans = [pid for pid in state["pids"] if pid not in tree and _is_worker(pid)]
+            files |= mpi_temp.held_by_any(tree + orphans)
             kill_tree(tree[::-1] + orphans)
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
+        mpi_temp.remove(files)
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
-        state.update(proc=None, sock=None, dir=None, pids=[])
+        state.update(proc=None, sock=None, dir=None, pids=[], files=set())

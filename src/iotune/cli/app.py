@@ -9,7 +9,23 @@ import traceback
 import typer
 
 from iotune import __version__
-from iotune.cli import bench_cmd, learn_cmd, recommend_cmd, results_cmd, screen_cmd, space_cmd, store_cmd
+from iotune.cli import (
+    bench_cmd,
+    demo_cmd,
+    learn_cmd,
+    model_cmd,
+    profile_cmd,
+    recommend_cmd,
+    results_cmd,
+    run_cmd,
+    screen_cmd,
+    signals,
+    space_cmd,
+    store_cmd,
+    testbed_cmd,
+    tune_cmd,
+    variability_cmd,
+)
 from iotune.errors import IotuneError
 
 app = typer.Typer(
@@ -21,30 +37,23 @@ app = typer.Typer(
 )
 app.add_typer(space_cmd.app, name="space")
 app.command("bench")(bench_cmd.bench)
-app.command("demo")(bench_cmd.demo)
+app.command("screen")(screen_cmd.screen)
+app.command("demo")(demo_cmd.demo)
 app.command("results")(results_cmd.results)
 app.command("studies")(store_cmd.studies)
 app.command("export")(store_cmd.export)
 app.command("import")(store_cmd.import_)
 app.command("import-ior")(store_cmd.import_ior)
-app.command("screen")(screen_cmd.screen)
 app.command("train")(learn_cmd.train)
 app.command("evaluate")(learn_cmd.evaluate)
 app.command("explain")(learn_cmd.explain)
 app.command("recommend")(recommend_cmd.recommend)
-# variability commands (issue 4)
-from iotune.cli import variability_cmd  # noqa: E402
+app.command("tune", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(tune_cmd.tune)
 app.add_typer(variability_cmd.app, name="variability")
-# analytic model commands (issue 5)
-from iotune.cli import model_cmd  # noqa: E402
 app.add_typer(model_cmd.app, name="model")
 app.add_typer(model_cmd.simulate_app, name="simulate")
-# profile / run commands (issue 6)
-from iotune.cli import run_cmd  # noqa: E402
-
-app.command("profile")(run_cmd.profile)
+app.command("profile")(profile_cmd.profile)
 app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run_cmd.run)
-from iotune.cli import testbed_cmd  # noqa: E402
 app.add_typer(testbed_cmd.app, name="testbed")
 
 
@@ -63,12 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     from iotune.cli.terminal import Terminal
 
     try:
-        app(args=args, prog_name="iotune", standalone_mode=True)
+        with signals.interrupts():
+            app(args=args, prog_name="iotune", standalone_mode=True)
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        return signals.exit_status() if code == 130 else code  # typer exits 130 on any KeyboardInterrupt
     except KeyboardInterrupt:
-        Terminal().error("interrupted")
-        return 130
+        Terminal().error(f"interrupted ({signals.interrupted_by().name})")
+        return signals.exit_status()
     except IotuneError as error:
         if debug:
             traceback.print_exc()

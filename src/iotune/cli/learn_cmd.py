@@ -13,7 +13,7 @@ SEED = typer.Option(0, "--seed", help="Seed of the folds and of the randomised p
 
 
 def _study(study: str | None) -> str:
-    from iotune.learning import LearningError
+    from iotune.learn import LearningError
 
     if not study:
         raise LearningError("--study is required; `iotune studies` lists them")
@@ -38,7 +38,8 @@ def train(study: str = STUDY,
           log_target: bool = LOG_TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Train a predictor on a study's COMPLETE trials, print its metrics and save it in the store."""
     study = _study(study)
-    from iotune.learning.training import train as fit
+    from iotune.learn.model import save_model
+    from iotune.learn.training import train as fit
     from iotune.store import Store
 
     check_format(fmt)
@@ -46,7 +47,7 @@ def train(study: str = STUDY,
     with Store(db) as store:
         extra = {"log_target": True} if log_target else {}
         model = fit(store, study, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed, **extra)
-        model_id = store.save_model(model.study, model)
+        model_id = save_model(store, model.study, model)
     dropped = model.metrics["dropped"]
     terminal.info(f"study {model.study}: {model.n_samples} samples"
                   + (f" ({dropped} trials dropped)" if dropped else "") + f", data hash {model.data_hash}")
@@ -65,7 +66,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
              log_target: bool = LOG_TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Compare cart, rankboost, forest, linear and random: k-fold errors and leave-one-workload-out regret."""
     study = _study(study)
-    from iotune.learning.evaluation import PredictorScore, evaluate as score
+    from iotune.learn.evaluation import PredictorScore, evaluate as score
     from iotune.store import Store
 
     check_format(fmt)
@@ -86,7 +87,7 @@ def explain(study: str = STUDY,
             target: str = TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Which parameters matter most: the top rules of a CART tree and forest importances per parameter."""
     study = _study(study)
-    from iotune.learning.explanation import explain as describe
+    from iotune.learn.explanation import explain as describe
     from iotune.store import Store
 
     check_format(fmt)
@@ -103,7 +104,8 @@ def explain(study: str = STUDY,
         return
     terminal.out.print(f"CART rules for {explanation.target} (pruned tree, depth <= 4 shown):", markup=False)
     terminal.out.print(explanation.rules.rstrip(), markup=False, highlight=False)
-    terminal.emit(columns, explanation.importances, "table", title="importance per parameter (sums to 1)")
+    shown = [(name, f"{forest:.3f}", f"{cart:.3f}") for name, forest, cart in explanation.importances]
+    terminal.emit(columns, shown, "table", title="importance per parameter (sums to 1)")
     top = explanation.most_important()
     terminal.out.print("parameters that matter most: " + (", ".join(top) if top else "none (the data are flat)"),
                        markup=False)

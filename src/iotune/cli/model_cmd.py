@@ -104,6 +104,9 @@ def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float 
                   f"optimum (paper closed form): {best_paper} stripes, {float(paper_t[best_paper - 1]):.4f} s")
 
 
+SEARCH_STRATEGIES = ("random", "lhs", "nelder-mead", "annealing", "genetic", "pso")
+
+
 @app.command("lustre-search")
 def lustre_search(strategy: str = typer.Option("all", "--strategy",
                                                help="all, random, lhs, nelder-mead, annealing, genetic or pso."),
@@ -115,24 +118,26 @@ def lustre_search(strategy: str = typer.Option("all", "--strategy",
                   fmt: str = FORMAT) -> None:
     """Search paper 004's Table IV space with each heuristic; compare with the exhaustive optimum."""
     from iotune.analytic._validate import count
-    from iotune.analytic.lustre_space import LustreObjective, lustre_box
-    from iotune.search import STRATEGIES, SearchError, make_strategy, optimize
+    from iotune.analytic.lustre_space import DIMENSIONS, LustreObjective, lustre_space
+    from iotune.samplers import SamplerError, make_sampler, optimize
 
     check_format(fmt)
-    names = list(STRATEGIES) if strategy == "all" else [strategy]
-    if any(name not in STRATEGIES for name in names):
-        raise SearchError(f"--strategy must be all or one of {', '.join(STRATEGIES)}, got {strategy!r}")
-    box = lustre_box(count("--max-stripes", max_stripes))
+    names = list(SEARCH_STRATEGIES) if strategy == "all" else [strategy]
+    if any(name not in SEARCH_STRATEGIES for name in names):
+        raise SamplerError(f"--strategy must be all or one of {', '.join(SEARCH_STRATEGIES)}, got {strategy!r}")
+    if budget < 1:
+        raise SamplerError(f"--budget must be a whole number >= 1, got {budget}")
+    space = lustre_space(count("--max-stripes", max_stripes))
     objective = LustreObjective(_model(arrival_rate, service_rate, bandwidth), _size(size))
-    best_point, best_value, points = objective.exhaustive(box)
+    best_point, best_value, points = objective.exhaustive(space)
     rows = [["exhaustive", *best_point.values(), round(best_value, 4), points, points, 0.0]]
     for name in names:
-        result = optimize(make_strategy(name, box, seed=seed), objective, budget)
+        result = optimize(make_sampler(name, space, seed=seed, budget=budget), objective)
         within = next((i + 1 for i, (_, v) in enumerate(result.history) if v <= 1.01 * best_value), None)
         gap = 100.0 * (result.best_value - best_value) / best_value
-        rows.append([name, *result.best_point.values(), round(result.best_value, 4), result.evaluations, within,
-                     round(gap, 4)])
-    columns = ["strategy", *box.names, "T (s)", "evaluations", "evals to 1%", "gap %"]
+        rows.append([name, *(result.best[d] for d in DIMENSIONS), round(result.best_value, 4), result.evaluations,
+                     within, round(gap, 4)])
+    columns = ["strategy", *DIMENSIONS, "T (s)", "evaluations", "evals to 1%", "gap %"]
     Terminal().emit(columns, rows, fmt, title=f"{size} written: search over {points} points "
                                               f"(paper 004, Table IV; objective: iotune.analytic.lustre_space)")
 

@@ -2,65 +2,29 @@
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import asdict
 from pathlib import Path
 
 import typer
-import yaml
 
 from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
 
 
-def parse_workload(text: str) -> dict[str, str]:
-    """``"transfer_size=1MiB,collective=true"`` -> ``{"transfer_size": "1MiB", "collective": "true"}``."""
-    workload = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise IotuneError(f"--workload: {item!r} is not name=value (example: transfer_size=1MiB,collective=true)")
-        workload[name.strip()] = value.strip()
-    return workload
-
-
-def read_workload_file(path: Path) -> dict:
-    """A YAML mapping of workload parameter names to values."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise IotuneError(f"{path}: cannot read the workload file ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise IotuneError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, dict):
-        raise IotuneError(f"{path}: a workload file is a mapping of parameter names to values")
-    return data
-
-
 def load_trained(db: str | None, study: str, name: str | None):
-    """The study's space and its trained model ``name`` (default: the store's choice), via ``load_model``."""
-    from iotune import store as store_module
-    from iotune.space import Space
+    """The study's space and its trained model ``name`` (default: its newest)."""
+    from iotune.learn.model import load_model
     from iotune.store import Store
+    from iotune.study import Study
 
     with Store(db) as store:
-        record = store.get_study(study)
-        if record is None:
-            raise IotuneError(f"no study named {study!r} in {store.url}")
-        space = Space.from_text(record.space_yaml, source=f"study {record.name}")
-        if hasattr(store, "load_model"):
-            return space, store.load_model(study, name)
-        function = getattr(store_module, "load_model", None)
-        if function is not None and "db" in inspect.signature(function).parameters:
-            return space, function(study, name, db=db)
-    raise IotuneError("this iotune cannot load trained models yet (no store.load_model); "
-                      "train and store a model with `iotune train` first")
+        return Study.open(store, study).space, load_model(store, study, name)
 
 
 def apply_lines(candidate, directory: str = "DIR") -> dict:
     """The four ways to apply a candidate's hints, as exact strings."""
-    from iotune.recommend import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
+    from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 
     return {"romio_hints": romio_hints_file(candidate.hints), "mpich_mpiio_hints": mpich_mpiio_hints(candidate.hints),
             "ior_env": ior_env(candidate.hints), "lfs_setstripe": lfs_setstripe(candidate.hints, directory)}
@@ -78,7 +42,7 @@ def with_spread(result, db: str | None, study: str):
 def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, pricing: Path | None = None,
                   hints_dir: Path | None = None, fmt: str = "table", constraints: list[str] | tuple = (),
                   space=None, db: str | None = None, study: str | None = None, spread: bool = True):
-    """Compute and print a recommendation from a :class:`~iotune.learning.TrainedModel`; returns it.
+    """Compute and print a recommendation from a :class:`~iotune.learn.TrainedModel`; returns it.
 
     With ``study`` (in store ``db``) and ``spread``, each candidate also shows
     the run-to-run spread of its time and whether the top ones can be told
@@ -131,8 +95,10 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
 
 def recommend(
     study: str = typer.Option(..., "--study", "-s", help="Study whose trained model to use."),
-    workload: str = typer.Option(None, "--workload", "-w", help="Workload as name=value pairs, comma-separated."),
-    workload_file: Path = typer.Option(None, "--workload-file", help="Workload as a YAML mapping."),
+    workload: str = typer.Option(None, "--workload", "-w", help="The workload: name=value pairs "
+                                 "(transfer_size=4MiB,collective=true), a workload YAML file (as iotune profile "
+                                 "--format yaml writes), a Darshan log or an IOR command line."),
+    workload_file: Path = typer.Option(None, "--workload-file", hidden=True, help="Older form of --workload FILE."),
     objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (paper 000, Eq. 2)."),
     top: int = typer.Option(3, "--top", help="How many configurations to report."),
     model: str = typer.Option(None, "--model", help="Trained model name (default: the study's latest)."),
@@ -145,9 +111,12 @@ def recommend(
 ) -> None:
     """Predict the best system configurations for a workload and say how to apply them."""
     check_format(fmt)
+    from iotune.profile import workload_values_from
+
     if (workload is None) == (workload_file is None):
-        raise IotuneError("give the workload with exactly one of --workload or --workload-file")
-    values = parse_workload(workload) if workload is not None else read_workload_file(workload_file)
+        raise IotuneError("give the workload with --workload (name=value pairs, a workload file, a Darshan log or "
+                          "an IOR command line)")
+    values, _ = workload_values_from(workload if workload is not None else workload_file)
     space, trained = load_trained(db, study, model)
     run_recommend(trained, values, objective, top, pricing, hints_dir, fmt, constraint, space=space, db=db,
                   study=study, spread=not no_spread)

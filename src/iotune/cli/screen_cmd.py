@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 
 import typer
 
-from iotune.cli.bench_cmd import make_runner, prepare_scratch, raise_interrupt, default_scratch, with_progress
+from iotune.cli.bench_cmd import measure_spec
 from iotune.cli.options import DB, FORMAT, MPIEXEC
 from iotune.cli.terminal import Terminal, check_format
 
@@ -54,35 +53,28 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
            timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
            mpiexec: str = MPIEXEC, db: str = DB, fmt: str = FORMAT) -> None:
     """Screen a spec's parameters (foldover PB design, resumable) and print them ranked by effect."""
-    from iotune.bench.platform import platform_info
-    from iotune.campaign import load_campaign
-    from iotune.screening import run_collection, run_screen
+    from dataclasses import replace
+
+    from iotune.screening import load_screen
+    from iotune.spec import load_spec
     from iotune.store import Store
 
     check_format(fmt)
-    terminal = Terminal()
-    space, settings = load_campaign(spec)
-    study = study or f"{space.name}-screen"
-    scratch = prepare_scratch(scratch or default_scratch())
-    previous = signal.signal(signal.SIGTERM, raise_interrupt)
-    try:
-        with Store(db) as store:
-            bench_runner = make_runner(runner, timeout, mpiexec)
-            try:
-                platform = platform_info(scratch)
-
-                def progress(campaign):
-                    return with_progress(terminal, campaign, resume, retry_failed, platform)
-
-                result = run_screen(store, spec, study, bench_runner, scratch, repeats, resume,
-                                    system_only=system_only, run=progress)
-                if collect is not None:
-                    run_collection(store, spec, f"{study}-collect", result.ranking, collect, bench_runner, scratch,
-                                   repeats, resume, seed=settings.seed, run=progress)
-            finally:
-                bench_runner.close()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    loaded = load_spec(spec)
+    if system_only:
+        loaded = replace(loaded, screening=replace(loaded.screening, system_only=True))
+    study = study or f"{loaded.name}-screen"
+    options = dict(scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec, retry_failed=retry_failed)
+    repeats = repeats or loaded.campaign.repeats
+    screening = replace(loaded, campaign=replace(loaded.campaign, sampler="screening", budget=None, options={},
+                                                 repeats=repeats))
+    measure_spec(screening, study, db, resume=resume, **options)
+    with Store(db) as store:
+        result = load_screen(store, study)
+    if collect is not None:
+        guided = replace(loaded, campaign=replace(loaded.campaign, sampler="pb-collect", budget=collect,
+                                                  repeats=repeats, options={"ranking": result.ranking}))
+        measure_spec(guided, f"{study}-collect", db, resume=resume, **options)
     show_screen(result, fmt, f"screening {study}: {len(result.effects)} parameters, {result.runs} runs")
     if collect is not None:
-        terminal.info(f"PB-guided collection: iotune results --study {study}-collect")
+        Terminal().info(f"PB-guided collection: iotune results --study {study}-collect")

@@ -20,20 +20,32 @@ def _levels(parameter) -> str:
 
 
 @app.command()
-def validate(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")) -> None:
-    """Check a spec: types, levels, rules, and that the benchmark can apply every parameter."""
-    from iotune.bench.mapping import benchmark_spec, check_runnable
-    from iotune.campaign import load_campaign, plan
+def validate(spec: Path = typer.Argument(..., help="Campaign spec (YAML): space, benchmark:, campaign:, screening:, "
+                                                   "storage:.")) -> None:
+    """Check a whole spec: every key, types, levels, rules, the sampler, and that the benchmark can run it."""
+    from iotune.samplers import DesignSampler, make_sampler
+    from iotune.spec import load_spec
+    from iotune.spec.mapping import benchmark_spec
 
-    space, settings = load_campaign(spec)
-    check_runnable(space)
-    configurations = plan(space, settings)
-    for configuration in configurations:
-        benchmark_spec(space, configuration, settings.benchmark)
+    loaded = load_spec(spec)
+    loaded.check_runnable()
+    settings = loaded.campaign
+    sampler = make_sampler(settings.sampler, loaded.space, seed=settings.seed, budget=settings.budget,
+                           options=settings.options, spec=loaded)
     terminal = Terminal()
-    trials = len(configurations) * settings.repeats
-    terminal.success(f"{spec}: valid; {len(space.parameters)} parameters, {len(configurations)} configurations "
-                     f"planned ({settings.design} design) x {settings.repeats} repeats = {trials} trials")
+    if isinstance(sampler, DesignSampler):
+        for configuration in sampler.configurations:
+            benchmark_spec(loaded.space, configuration, loaded.benchmark)
+        count = len(sampler.configurations) if settings.budget is None else min(settings.budget,
+                                                                                len(sampler.configurations))
+        planned = f"{count} configurations planned"
+    else:
+        planned = f"up to {settings.budget} configurations" if settings.budget else "configurations"
+        planned += " chosen one at a time"
+    trials = f" = {count * settings.repeats} trials" if isinstance(sampler, DesignSampler) else ""
+    terminal.success(f"{spec}: valid; {len(loaded.space.parameters)} parameters, {planned} (sampler "
+                     f"{settings.sampler}) x {settings.repeats} repeats{trials}"
+                     + ("; storage built on testbeds (root)" if loaded.uses_testbed else ""))
 
 
 @app.command()
@@ -43,10 +55,10 @@ def show(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")
          limit: int = typer.Option(50, help="At most this many configurations."),
          fmt: str = FORMAT) -> None:
     """Show the parameters of a spec, or its valid configurations."""
-    from iotune.campaign import load_campaign
+    from iotune.spec import load_spec
 
     check_format(fmt)
-    space, _ = load_campaign(spec)
+    space = load_spec(spec).space
     terminal = Terminal()
     if configurations:
         names = [p.name for p in space.parameters]

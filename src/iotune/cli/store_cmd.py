@@ -60,7 +60,7 @@ def import_ior(paths: list[Path] = typer.Argument(..., help="IOR -O summaryForma
                study: str = typer.Option("ior", "--study", "-s", help="Study to store the runs in."),
                db: str = DB) -> None:
     """Store IOR's JSON output as trials: every repetition, every phase, with hints when the .log has them."""
-    from iotune.ior_import import import_ior as run_import
+    from iotune.importers.ior import import_ior as run_import
     from iotune.store import Store
 
     with Store(db) as store:

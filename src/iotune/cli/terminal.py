@@ -75,8 +75,8 @@ class Terminal:
             self.out.print(table)
 
     @contextmanager
-    def progress(self, description: str, total: int):
-        """A progress bar with ETA; in plain mode a line every tenth of the work."""
+    def progress(self, description: str, total: int | None):
+        """A progress bar with ETA (a counter when ``total`` is unknown); in plain mode a line every tenth."""
         if self.is_plain:
             yield _PlainProgress(self, description, total)
             return
@@ -103,14 +103,15 @@ class _RichProgress:
 
 
 class _PlainProgress:
-    def __init__(self, terminal: Terminal, description: str, total: int) -> None:
+    def __init__(self, terminal: Terminal, description: str, total: int | None) -> None:
         self.terminal, self.description, self.total, self.done = terminal, description, total, 0
-        self.step = max(1, total // 10)
+        self.step = max(1, (total or 10) // 10)
 
     def advance(self, status: str = "") -> None:
         self.done += 1
         if self.done % self.step == 0 or self.done == self.total:
-            self.terminal.info(f"{self.description}: {self.done}/{self.total} {status}".rstrip())
+            of = f"/{self.total}" if self.total else ""
+            self.terminal.info(f"{self.description}: {self.done}{of} {status}".rstrip())
 
 
 def check_format(fmt: str) -> str:

@@ -117,6 +117,8 @@ def cleanup(all_: bool = typer.Option(False, "--all", help="Also tear down persi
 def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune bench."),
           study: str = typer.Option(None, "--study", "-s", help="Study name (default: the spec's name)."),
           repeats: int = typer.Option(None, "--repeats", "-r", help="Repeats per configuration (overrides the spec)."),
+          resume: bool = typer.Option(False, "--resume", help="Continue an existing testbed study on the same "
+                                                              "storage: run only what is missing."),
           runner: str = typer.Option("builtin", "--runner", help="builtin or ior."),
           timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
           fs: str = FS, devices: int = DEVICES, raid0: bool = RAID0, scheduler: str = SCHEDULER,
@@ -125,26 +127,21 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
           mpiexec: str = MPIEXEC, db: str = DB) -> None:
     """Build a testbed, run ``iotune bench`` on it with the MPI ranks inside its cgroup, tear it down.
 
-    When the spec itself varies storage (fs, device_class, ...), one testbed is built per storage
-    configuration instead, and these options fix what the spec does not vary."""
-    from iotune.bench.mapping import storage_parameters
-    from iotune.campaign import load_campaign
-    from iotune.cli.bench_cmd import default_scratch, run_campaign
-    from iotune.testbed import Testbed
+    These options fix the storage; when the spec itself varies storage (fs, device_class, ...), one testbed is
+    built per storage configuration, and these options fix only what the spec does not vary.  The study holds
+    this storage in its spec, so a testbed study is never continued on other storage."""
+    from dataclasses import replace
+
+    from iotune.cli.bench_cmd import measure_spec
+    from iotune.spec import load_spec
 
     config = _config(fs, devices, raid0, scheduler, write_mbps, read_mbps, iops, mount_options, size_mib)
-    space = load_campaign(spec)[0]
-    study = study or space.name
-    terminal = Terminal()
-    if storage_parameters(space):
-        run_campaign(spec, study, db, False, False, repeats, default_scratch(), runner, timeout,
-                     mpiexec=mpiexec, testbed_dir=root, storage_defaults=config.to_dict())
-        terminal.info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
-        return
-    with Testbed(root) as bed:
-        built = bed.build(config)
-        terminal.info(f"testbed {built.name}: {config.fs} at {built.mountpoint}, {_limits(config.to_dict())} per "
-                      "device (buffered writes are throttled only when the process fsyncs them)")
-        run_campaign(spec, study, db, False, False, repeats, built.mountpoint, runner, timeout,
-                     mpiexec=bed.mpiexec_wrapper(mpiexec))
-    terminal.info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
+    loaded = load_spec(spec).with_campaign(repeats=repeats)
+    varied = {p.name for p in loaded.space.parameters}
+    storage = {k: v for k, v in config.to_dict().items() if k not in varied and v is not None}
+    loaded = replace(loaded, storage={**storage, **loaded.storage})
+    study = study or loaded.name
+    Terminal().info(f"testbed: {_limits(config.to_dict())} per device (buffered writes are throttled only when "
+                    "the process fsyncs them)")
+    measure_spec(loaded, study, db, resume=resume, runner=runner, timeout=timeout, mpiexec=mpiexec, testbed_dir=root)
+    Terminal().info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))

@@ -76,7 +76,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
              per_category: bool = PER_CATEGORY, db: str = DB, fmt: str = FORMAT) -> None:
     """Paper 003 Table 2: average relative error of lsp, mars, delaunay and linear maps against the training share."""
     from iotune.variability.evaluation import evaluate as score
-    from iotune.variability.predictors import PREDICTORS
+    from iotune.learn.registry import VARIABILITY as PREDICTORS
 
     check_format(fmt)
     data = _load(db, study, 1 if target == "mean" else 2)

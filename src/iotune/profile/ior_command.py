@@ -15,7 +15,7 @@ import shlex
 from pathlib import PurePath
 
 from iotune.errors import UnitError
-from iotune.profile.workload import ProfileError, Workload
+from iotune.workload import WorkloadError, Workload
 from iotune.units import parse_size
 
 # short option -> (long name, takes a value)
@@ -48,16 +48,16 @@ def _size(option: str, text: str) -> int:
     try:
         return parse_size(text)
     except (UnitError, ValueError):
-        raise ProfileError(f"IOR option {option}: {text!r} is not a size (examples: 4m, 256k, 1g)") from None
+        raise WorkloadError(f"IOR option {option}: {text!r} is not a size (examples: 4m, 256k, 1g)") from None
 
 
 def _count(option: str, text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise ProfileError(f"IOR option {option}: {text!r} is not an integer") from None
+        raise WorkloadError(f"IOR option {option}: {text!r} is not an integer") from None
     if value < 1:
-        raise ProfileError(f"IOR option {option}: must be at least 1, got {value}")
+        raise WorkloadError(f"IOR option {option}: must be at least 1, got {value}")
     return value
 
 
@@ -67,7 +67,7 @@ def _split(command: str | list[str]) -> tuple[list[str], list[str]]:
     for index, token in enumerate(tokens):
         if PurePath(token).name == "ior":
             return tokens[:index + 1], tokens[index + 1:]
-    raise ProfileError(f"not an IOR command line (no 'ior' program in {' '.join(tokens)!r})")
+    raise WorkloadError(f"not an IOR command line (no 'ior' program in {' '.join(tokens)!r})")
 
 
 def _launcher_processes(tokens: list[str]) -> int | None:
@@ -97,7 +97,7 @@ def _options(arguments: list[str]) -> tuple[dict[str, str | bool], list[str], in
             if name in LONG:
                 if LONG[name] and not sep:
                     if index >= len(arguments):
-                        raise ProfileError(f"IOR option --{name} needs a value")
+                        raise WorkloadError(f"IOR option --{name} needs a value")
                     value = arguments[index]
                     index += 1
                 settings[name] = value if LONG[name] else True
@@ -116,7 +116,7 @@ def _options(arguments: list[str]) -> tuple[dict[str, str | bool], list[str], in
                     continue
                 if not letters:
                     if index >= len(arguments):
-                        raise ProfileError(f"IOR option -{letter} needs a value")
+                        raise WorkloadError(f"IOR option -{letter} needs a value")
                     letters = arguments[index]
                     index += 1
                 settings[name] = letters.removeprefix("=")
@@ -127,7 +127,7 @@ def _options(arguments: list[str]) -> tuple[dict[str, str | bool], list[str], in
 
 
 def from_ior_command(command: str | list[str]) -> Workload:
-    """The workload an IOR command line runs; ProfileError for a command that is not IOR or a bad value."""
+    """The workload an IOR command line runs; WorkloadError for a command that is not IOR or a bad value."""
     launcher, arguments = _split(command)
     settings, unknown, inner = _options(arguments)
     notes, warnings = [], []
@@ -157,9 +157,9 @@ def from_ior_command(command: str | list[str]) -> Workload:
     if unknown:
         warnings.append(f"unknown IOR option(s) ignored: {' '.join(unknown)}")
     total = block * segments * io_processes
-    return Workload(
-        processes=processes, io_processes=io_processes, api=api, bytes_per_process=block, request_size=transfer,
-        bytes_read=total if read else 0, bytes_written=total if write else 0,
+    return Workload.from_io(
+        interface=api, processes=io_processes, job_processes=processes, transfer_size=transfer,
+        bytes_per_process=block, bytes_read=total if read else 0, bytes_written=total if write else 0,
         collective=bool(settings.get("collective")) and api != "POSIX", shared_file=not settings.get("filePerProc"),
-        iterations=segments, modules=[api], source=shlex.join([*launcher, *arguments]),
-        notes=notes, warnings=warnings)
+        iterations=segments, modules=[api], source=shlex.join([*launcher, *arguments]), notes=notes,
+        warnings=warnings)

@@ -1,13 +1,5 @@
 """Recommend system configurations for a workload from a trained model (paper 000, Algorithm 1, Eqs. 2-4)."""
 
-from iotune.recommend.apply import (
-    env_of,
-    hints_of,
-    ior_env,
-    lfs_setstripe,
-    mpich_mpiio_hints,
-    romio_hints_file,
-)
 from iotune.recommend.cost import CostError, CostModel
 from iotune.recommend.recommender import OBJECTIVES, RecommendError, Recommender
 from iotune.recommend.result import Candidate, Recommendation
@@ -15,5 +7,5 @@ from iotune.recommend.subspace import SubSpace
 
 __all__ = [
     "OBJECTIVES", "Candidate", "CostError", "CostModel", "RecommendError", "Recommendation", "Recommender",
-    "SubSpace", "env_of", "hints_of", "ior_env", "lfs_setstripe", "mpich_mpiio_hints", "romio_hints_file",
+    "SubSpace",
 ]

@@ -28,14 +28,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from iotune.errors import IotuneError
+from iotune.pricing import DeviceClass, PricingError, read_pricing
 
 INSTANCE_TYPE = "instance_type"
 PLACEMENT = "placement"
@@ -47,65 +45,8 @@ DEVICES = "devices"
 SECONDS_PER_HOUR = 3600.0
 
 
-class CostError(IotuneError, ValueError):
+class CostError(PricingError):
     """A price, instance type or instance count needed for a cost is missing or invalid."""
-
-
-@dataclass(frozen=True)
-class DeviceClass:
-    """A class of block device: its throttles (what the testbed builds) and its prices (what it costs).
-
-    ``write_mbps``/``read_mbps`` are MB/s (10**6 B/s) per device, ``iops`` operations
-    per second per device and direction (None: unlimited); ``size_gb`` is the GB
-    (10**9 B) reserved per device; prices are per GB-hour and per (MB/s)-hour.
-    """
-
-    name: str
-    write_mbps: float
-    read_mbps: float
-    iops: int | None = None
-    size_gb: float = 0.0
-    price_gb_hour: float = 0.0
-    price_mbps_hour: float = 0.0
-
-    @property
-    def reserved_mbps(self) -> float:
-        """Bandwidth reserved per device in MB/s: the larger of the two limits."""
-        return max(self.write_mbps, self.read_mbps)
-
-    def price_per_hour(self, devices: int = 1) -> float:
-        """Storage price of ``devices`` such devices per hour (module docstring, paper 002 Sec. III-B)."""
-        return devices * (self.size_gb * self.price_gb_hour + self.reserved_mbps * self.price_mbps_hour)
-
-
-def _number(where: str, name: str, key: str, value, positive: bool = False, optional: bool = False):
-    if optional and value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (positive and value == 0):
-        raise CostError(f"{where}: device class {name!r} needs {key}, a {'positive' if positive else 'non-negative'} "
-                        f"number, got {value!r}")
-    return value
-
-
-def _device_classes(data: dict, where: str) -> dict[str, DeviceClass]:
-    raw = data.get("device_classes") or {}
-    if not isinstance(raw, dict):
-        raise CostError(f"{where}: 'device_classes:' must map class names to write_mbps, read_mbps and prices")
-    classes = {}
-    for name, entry in raw.items():
-        if not isinstance(entry, dict):
-            raise CostError(f"{where}: device class {name!r} must be a mapping, got {entry!r}")
-        unknown = sorted(set(entry) - {"write_mbps", "read_mbps", "iops", "size_gb", "price_gb_hour",
-                                       "price_mbps_hour", "description"})
-        if unknown:
-            raise CostError(f"{where}: device class {name!r} has unknown field(s) {unknown}")
-        values = {key: _number(where, name, key, entry.get(key), positive=True)
-                  for key in ("write_mbps", "read_mbps")}
-        values.update({key: float(_number(where, name, key, entry.get(key, 0.0)))
-                       for key in ("size_gb", "price_gb_hour", "price_mbps_hour")})
-        iops = _number(where, name, "iops", entry.get("iops"), positive=True, optional=True)
-        classes[str(name)] = DeviceClass(str(name), iops=None if iops is None else int(iops), **values)
-    return classes
 
 
 @dataclass(frozen=True)
@@ -122,40 +63,13 @@ class CostModel:
 
     @classmethod
     def from_yaml(cls, path: str | Path | None = None) -> CostModel:
-        """Load a pricing file; ``None`` loads the packaged illustrative one."""
-        if path is None:
-            text, where = (resources.files("iotune.data") / "pricing.yaml").read_text(encoding="utf-8"), "pricing.yaml"
-        else:
-            try:
-                text, where = Path(path).read_text(encoding="utf-8"), str(path)
-            except OSError as exc:
-                raise CostError(f"{path}: cannot read the pricing file ({exc.strerror})") from None
+        """Load a pricing file (:func:`iotune.pricing.read_pricing`); ``None`` loads the packaged illustrative one."""
         try:
-            data = yaml.safe_load(text) or {}
-        except yaml.YAMLError as exc:
-            raise CostError(f"{where}: not valid YAML ({str(exc).splitlines()[0]})") from None
-        types = data.get("instance_types") if isinstance(data, dict) else None
-        if not isinstance(types, dict) or not types:
-            raise CostError(f"{where}: needs 'instance_types:', a mapping of instance type to price_per_hour")
-        prices, cores = {}, {}
-        for name, entry in types.items():
-            entry = entry if isinstance(entry, dict) else {"price_per_hour": entry}
-            price = entry.get("price_per_hour")
-            if isinstance(price, bool) or not isinstance(price, (int, float)) or price < 0:
-                raise CostError(f"{where}: instance type {name!r} needs price_per_hour, a non-negative number, "
-                                f"got {price!r}")
-            prices[str(name)] = float(price)
-            if entry.get("cores") is not None:
-                if isinstance(entry["cores"], bool) or not isinstance(entry["cores"], int) or entry["cores"] < 1:
-                    raise CostError(f"{where}: instance type {name!r}: cores must be a positive integer")
-                cores[str(name)] = entry["cores"]
-        classes = _device_classes(data, where)
-        default_class = data.get("default_device_class")
-        if default_class is not None and default_class not in classes:
-            raise CostError(f"{where}: default_device_class {default_class!r} is not among device_classes "
-                            f"({', '.join(classes) or 'none'})")
-        return cls(prices, cores, data.get("default_instance_type"), str(data.get("currency", "USD")),
-                   str(data.get("source", "")), classes, default_class)
+            pricing = read_pricing(path)
+        except PricingError as exc:
+            raise CostError(str(exc)) from None
+        return cls(pricing.prices, pricing.cores, pricing.default_instance_type, pricing.currency, pricing.source,
+                   pricing.device_classes, pricing.default_device_class)
 
     def device_class(self, name: str) -> DeviceClass:
         """The device class ``name``; CostError naming the known ones when it is unknown."""

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from iotune.errors import IotuneError, SpaceError
-from iotune.recommend.apply import env_of, hints_of
+from iotune.spec.mapping import env_of, hints_of
 from iotune.recommend.cost import CostModel
 from iotune.recommend.result import Candidate, Recommendation
 from iotune.recommend.subspace import SubSpace
@@ -37,7 +37,7 @@ class RecommendError(IotuneError, ValueError):
 
 
 class Recommender:
-    """Recommends system configurations for a workload from a :class:`~iotune.learning.TrainedModel`.
+    """Recommends system configurations for a workload from a :class:`~iotune.learn.TrainedModel`.
 
     ``cost_model`` prices runs for the cost objective when the model predicts
     time (default: the packaged illustrative pricing).  ``space``, when given,

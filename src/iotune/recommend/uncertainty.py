@@ -35,7 +35,7 @@ from scipy.stats import t as student_t
 
 from iotune.space.configuration import digest
 from iotune.variability import Repeats, VariabilityMap, describe, runs_needed_for_cv
-from iotune.variability.delaunay import DelaunayInterpolator
+from iotune.learn.estimators.delaunay import DelaunayInterpolator
 from iotune.variability.errors import VariabilityError
 
 

@@ -3,7 +3,9 @@
 A foldover Plackett-Burman design over the space's parameters ranks them by
 the effect of their low/high values on I/O time; the ranking then guides data
 collection (top-ranked parameters first, the rest at defaults) and a space
-walk that tunes one parameter at a time in rank order.
+walk that tunes one parameter at a time in rank order.  The screening,
+collection and walk are samplers (:mod:`iotune.samplers.screening`); this
+package builds the design, chooses the collection and computes the effects.
 """
 
 from iotune.screening.collect import pb_guided_configurations
@@ -17,9 +19,7 @@ from iotune.screening.effects import (
     screen_trials,
 )
 from iotune.screening.errors import ScreeningError
-from iotune.screening.factors import Factor, read_screening_levels, screening_factors
-from iotune.screening.run import run_collection, run_screen
-from iotune.screening.walk import WalkResult, pb_guided_walk, random_walk
+from iotune.screening.factors import Factor, screening_factors
 
 __all__ = [
     "Factor",
@@ -27,16 +27,10 @@ __all__ = [
     "ScreenResult",
     "ScreeningDesign",
     "ScreeningError",
-    "WalkResult",
     "build_design",
     "load_screen",
     "pb_guided_configurations",
-    "pb_guided_walk",
-    "random_walk",
     "rank_design",
-    "read_screening_levels",
-    "run_collection",
-    "run_screen",
     "screen_function",
     "screen_trials",
     "screening_factors",

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from iotune.bench.mapping import benchmark_spec
+from iotune.spec.mapping import benchmark_spec
 from iotune.design import foldover, plackett_burman
 from iotune.errors import SpaceError
 from iotune.screening.errors import ScreeningError

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iotune.analysis import trial_time_and_bandwidth
+from iotune.records import io_bandwidth, io_seconds
 from iotune.design import Screening, effects
 from iotune.screening.design import DESIGN_NAME, ScreeningDesign, build_design
 from iotune.screening.errors import ScreeningError
@@ -86,7 +86,7 @@ def screen_trials(design: ScreeningDesign, trials, study: str = "the study") -> 
     bandwidths: dict[str, list[float]] = {}
     for trial in trials:
         if trial.state == "COMPLETE" and trial.phases:
-            seconds, bandwidth = trial_time_and_bandwidth(trial.phases)
+            seconds, bandwidth = io_seconds(trial.phases), io_bandwidth(trial.phases)
             times.setdefault(trial.config_key, []).append(seconds)
             bandwidths.setdefault(trial.config_key, []).append(bandwidth)
     missing = [i for i, row in enumerate(design.rows) if row.key not in times]

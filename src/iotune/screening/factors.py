@@ -5,7 +5,8 @@ value, chosen far apart so that a real effect shows.  By default every
 parameter with at least two levels is a factor (paper 000 screens its whole
 15-D space, workload and system alike), its low value the first level and its
 high value the last one: order each parameter's levels from low to high in the
-spec.  A ``screening:`` section of the campaign YAML may override the pair::
+spec.  A ``screening:`` section of the campaign YAML may override the pair
+(read by :class:`iotune.spec.CampaignSpec`)::
 
     screening:
       levels:
@@ -17,16 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from iotune.screening.errors import ScreeningError
 from iotune.space import Space
-
-SECTION_KEYS = ("levels",)
-
 
 @dataclass(frozen=True)
 class Factor:
@@ -79,20 +74,3 @@ def _pair(parameter, pair: Any) -> tuple[Any, Any]:
     if low == high:
         raise ScreeningError(f"screening levels of {parameter.name!r}: low and high are both {pair[0]!r}")
     return low, high
-
-
-def read_screening_levels(spec_path: str | Path) -> dict[str, tuple[Any, Any]]:
-    """The ``screening: levels:`` overrides of a campaign file (empty when there is no such section)."""
-    try:
-        raw = yaml.safe_load(Path(spec_path).read_text()) or {}
-    except (OSError, yaml.YAMLError):
-        return {}
-    section = raw.get("screening") if isinstance(raw, dict) else None
-    if section is None:
-        return {}
-    if not isinstance(section, dict) or set(section) - set(SECTION_KEYS):
-        raise ScreeningError(f"{spec_path}: 'screening' must be a mapping with key(s) {', '.join(SECTION_KEYS)}")
-    levels = section.get("levels") or {}
-    if not isinstance(levels, dict):
-        raise ScreeningError(f"{spec_path}: 'screening: levels' must map parameter names to [low, high]")
-    return {str(name): tuple(pair) if isinstance(pair, list) else pair for name, pair in levels.items()}

@@ -5,10 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from iotune.space.space import Space
+from typing import Any
 
 
 def digest(data: Any) -> str:
@@ -28,13 +25,13 @@ class Configuration(Mapping):
 
     __slots__ = ("_space", "_values", "_key")
 
-    def __init__(self, space: Space, values: Mapping[str, Any]):
+    def __init__(self, space: Space, values: Mapping[str, Any]):  # noqa: F821
         self._space = space
         self._values = dict(values)
         self._key: str | None = None
 
     @property
-    def space(self) -> Space:
+    def space(self) -> Space:  # noqa: F821 (iotune.space.space imports this module: no import back)
         """The space this configuration belongs to."""
         return self._space
 

@@ -241,6 +241,8 @@ def _to_boolean(raw: Any) -> bool:
 def _to_category(raw: Any) -> str:
     if isinstance(raw, str):
         return raw
+    if isinstance(raw, bool):  # YAML's true/false written as a category name
+        return "true" if raw else "false"
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         return str(raw)
     raise ValueError("is not a category name (a string)")

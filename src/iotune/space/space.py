@@ -20,7 +20,8 @@ from iotune.errors import SpaceError
 from iotune.space.configuration import Configuration, digest
 from iotune.space.expressions import Expression, ExpressionError
 from iotune.space.parameter import Parameter
-from iotune.space.spec import read_yaml, space_arguments, where
+from iotune.space.reader import space_arguments
+from iotune.yamlio import load_yaml, read_yaml_file, where
 
 SMALL_SPACE = 100_000
 CHUNK = 65_536
@@ -117,16 +118,13 @@ class Space:
     @classmethod
     def from_yaml(cls, path: str | Path) -> Space:
         """Load a spec file; errors name the file and line."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise SpaceError(f"{path}: cannot read the space spec ({exc.strerror})") from None
-        return cls.from_text(text, source=str(path))
+        data, lines = read_yaml_file(path, "space spec")
+        return cls(**space_arguments(data, str(path), lines))
 
     @classmethod
     def from_text(cls, text: str, source: str = "<string>") -> Space:
         """Load a spec from YAML text; ``source`` names it in errors."""
-        data, lines = read_yaml(text, source)
+        data, lines = load_yaml(text, source)
         return cls(**space_arguments(data, source, lines))
 
     @classmethod

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from iotune.bench.trial import PhaseResult
+from iotune.records import PhaseResult
 from iotune.errors import StoreError
 from iotune.store import flat, queries
 from iotune.store.records import TRIAL_STATES, ImportReport

@@ -1,41 +1,41 @@
-"""Rows of the ``models`` table (schema version 2): trained predictors and their provenance.
+"""Rows of the ``models`` table: trained predictors (an opaque ``blob`` in a named ``format``) and provenance.
 
-The estimator is stored as a pickle in ``blob``.  Unpickling runs code chosen
-by whoever wrote the database, so load models only from stores you trust
-(as with any pickled scikit-learn model).  Exports and imports
-(:mod:`iotune.store.exchange`) leave models out: a model is rebuilt from the
-trials with ``iotune train``.
+The store only moves bytes: :mod:`iotune.learn.model` writes and reads the blob
+in a format that cannot run code (:mod:`iotune.learn.persist`).  Rows written
+by iotune before schema 3 are ``pickle`` and are never loaded.  Exports and
+imports (:mod:`iotune.store.exchange`) leave models out: a model is rebuilt
+from the trials with ``iotune train``.
 """
 
 from __future__ import annotations
 
-import pickle
-
 import sqlalchemy as sa
 
-from iotune.errors import StoreError
 from iotune.store import queries
 from iotune.store.records import ModelRecord
 from iotune.store.schema import models, studies
 
 
-def insert(conn: sa.Connection, study_id: int, model) -> int:
-    """Store ``model`` (a TrainedModel) under its name, replacing an older model of that name; return the id."""
+def insert(conn: sa.Connection, study_id: int, model: dict, blob: bytes, fmt: str) -> int:
+    """Store a model (``model``: name, predictor, target, categorical, params, dataset_options, data_hash,
+    space_hash, n_samples, metrics, created_at) under its name, replacing an older one of that name."""
     values = {
-        "name": model.name,
+        "name": model["name"],
         "study_id": study_id,
-        "predictor": model.predictor_name,
-        "target": model.target,
-        "categorical": model.categorical,
-        "params_json": queries.dumps({"predictor": model.params, "dataset": model.dataset_options}, "model params"),
-        "data_hash": model.data_hash,
-        "space_hash": model.space.hash,
-        "n_samples": int(model.n_samples),
-        "metrics_json": queries.dumps(model.metrics, "model metrics"),
-        "created_at": model.created_at or queries.now(),
-        "blob": pickle.dumps(model.estimator, protocol=pickle.HIGHEST_PROTOCOL),
+        "predictor": model["predictor"],
+        "target": model["target"],
+        "categorical": model["categorical"],
+        "params_json": queries.dumps({"predictor": model.get("params", {}),
+                                      "dataset": model.get("dataset_options", {})}, "model params"),
+        "data_hash": model["data_hash"],
+        "space_hash": model["space_hash"],
+        "n_samples": int(model["n_samples"]),
+        "metrics_json": queries.dumps(model.get("metrics", {}), "model metrics"),
+        "created_at": model.get("created_at") or queries.now(),
+        "blob": bytes(blob),
+        "format": fmt,
     }
-    conn.execute(models.delete().where(models.c.study_id == study_id, models.c.name == model.name))
+    conn.execute(models.delete().where(models.c.study_id == study_id, models.c.name == model["name"]))
     return conn.execute(models.insert().values(**values)).inserted_primary_key[0]
 
 
@@ -77,13 +77,3 @@ def latest(conn: sa.Connection, study_id: int, name: str | None):
     if name is not None:
         query = query.where(models.c.name == name)
     return conn.execute(query.order_by(models.c.created_at.desc(), models.c.id.desc()).limit(1)).first()
-
-
-def unpickle(row):
-    """The estimator stored in ``row``; StoreError when it cannot be unpickled (other library versions)."""
-    try:
-        return pickle.loads(row.blob)
-    except Exception as exc:  # unpickling can raise almost anything (missing module, bad data)
-        raise StoreError(
-            f"model {row.name!r} cannot be loaded ({type(exc).__name__}: {exc}); retrain it with `iotune train`"
-        ) from None

@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
-from iotune.bench.trial import MIB, PhaseResult
+from iotune.units import MIB
+from iotune.records import PhaseResult
 from iotune.errors import StoreError
 from iotune.store.records import StudyRecord, TrialRecord
 from iotune.store.schema import measurements, platforms, studies, trials
@@ -90,6 +91,9 @@ def study_record(row) -> StudyRecord:
         space_yaml=row.space_yaml,
         settings=loads(row.settings_json, {}),
         origin=row.origin,
+        spec_yaml=row.spec_yaml,
+        controller=row.controller,
+        controller_at=row.controller_at,
     )
 
 
@@ -97,7 +101,8 @@ def study_by_name(conn: sa.Connection, name: str):
     return conn.execute(sa.select(studies).where(studies.c.name == name)).first()
 
 
-def insert_study(conn, *, name, space_yaml, space_hash, settings, description="", created_at=None, origin=None) -> int:
+def insert_study(conn, *, name, space_yaml, space_hash, settings, description="", created_at=None, origin=None,
+                 spec_yaml=None) -> int:
     result = conn.execute(
         studies.insert().values(
             name=name,
@@ -107,6 +112,7 @@ def insert_study(conn, *, name, space_yaml, space_hash, settings, description=""
             space_yaml=space_yaml,
             settings_json=dumps(settings or {}, "study settings"),
             origin=origin,
+            spec_yaml=spec_yaml,
         )
     )
     return result.inserted_primary_key[0]
@@ -155,7 +161,10 @@ def phase_from_row(row) -> PhaseResult:
     )
 
 
-def _trial_filter(query, study_id: int | None, state: str | None, trial_id: int | None = None):
+def _trial_filter(query, study_id: int | None, state: str | None, trial_id: int | None = None,
+                  config_keys=None):
+    if config_keys is not None:
+        query = query.where(trials.c.config_key.in_(list(config_keys)))
     if study_id is not None:
         query = query.where(trials.c.study_id == study_id)
     if state is not None:
@@ -166,17 +175,18 @@ def _trial_filter(query, study_id: int | None, state: str | None, trial_id: int 
 
 
 def select_trials(
-    conn: sa.Connection, study_id: int | None = None, state: str | None = None, trial_id: int | None = None
+    conn: sa.Connection, study_id: int | None = None, state: str | None = None, trial_id: int | None = None,
+    config_keys=None,
 ) -> list[TrialRecord]:
     """Trials with their phases, ordered by study, configuration key and repeat."""
     query = sa.select(trials, studies.c.name.label("study_name")).join(studies, studies.c.id == trials.c.study_id)
-    query = _trial_filter(query, study_id, state, trial_id).order_by(
+    query = _trial_filter(query, study_id, state, trial_id, config_keys).order_by(
         studies.c.name, trials.c.config_key, trials.c.repeat
     )
     records = {row.id: _trial_record(row) for row in conn.execute(query)}
     if records:
         phases = sa.select(measurements).join(trials, trials.c.id == measurements.c.trial_id)
-        phases = _trial_filter(phases, study_id, state, trial_id).order_by(measurements.c.id)
+        phases = _trial_filter(phases, study_id, state, trial_id, config_keys).order_by(measurements.c.id)
         for row in conn.execute(phases):
             record = records.get(row.trial_id)
             if record is not None:
@@ -208,6 +218,9 @@ def _trial_record(row) -> TrialRecord:
         extra=loads(row.extra_json, {}),
         benchmark=loads(row.benchmark_json, None),
         imported_from=row.imported_from,
+        owner=row.owner,
+        heartbeat_at=row.heartbeat_at,
+        seq=row.seq,
     )
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from iotune.bench.trial import Measurement, PhaseResult
+from iotune.records import Measurement, PhaseResult, io_seconds
 
-TRIAL_STATES = ("RUNNING", "COMPLETE", "FAILED", "INVALID")
+TRIAL_STATES = ("PENDING", "RUNNING", "COMPLETE", "FAILED", "INVALID")
+FINISHED_STATES = ("COMPLETE", "FAILED", "INVALID")
 
 
 @dataclass(frozen=True)
@@ -25,13 +26,18 @@ class StudyRecord:
     space_yaml: str
     settings: dict
     origin: str | None = None
+    spec_yaml: str | None = None
+    controller: str | None = None
+    controller_at: str | None = None
 
 
 @dataclass
 class TrialRecord:
     """One repeat of one configuration, with its provenance and raw per-phase results.
 
-    ``phases`` is empty for RUNNING, FAILED and INVALID trials.  ``uid`` names the
+    ``phases`` is empty for PENDING, RUNNING, FAILED and INVALID trials.  A
+    PENDING trial waits in the study's queue (``seq`` orders it); a RUNNING one
+    is held by ``owner``, which renews ``heartbeat_at`` while it runs.  ``uid`` names the
     trial across databases; ``imported_from`` says where an imported trial came from.
     """
 
@@ -58,9 +64,17 @@ class TrialRecord:
     benchmark: dict | None
     imported_from: str | None
     phases: list[PhaseResult] = field(default_factory=list)
+    owner: str | None = None
+    heartbeat_at: str | None = None
+    seq: int | None = None
+
+    @property
+    def io_seconds(self) -> float:
+        """I/O time in seconds (:func:`iotune.records.io_seconds`); 0 without phases."""
+        return io_seconds(self.phases)
 
     def measurement(self) -> Measurement | None:
-        """The Measurement this trial recorded, or None while RUNNING or when INVALID."""
+        """The Measurement this trial recorded, or None while PENDING or RUNNING, or when INVALID."""
         if self.state not in ("COMPLETE", "FAILED"):
             return None
         return Measurement(

@@ -1,7 +1,13 @@
-"""The store's tables (schema version 2) and the check that runs when a database is opened.
+"""The store's tables (schema version 3) and the check that runs when a database is opened.
 
-Version 2 added ``models``: trained predictors (a pickled estimator and its
-provenance) per study.
+Version 2 added ``models``: trained predictors and their provenance per study.
+Version 3 added the queue that lets several workers share a study: a trial may
+be PENDING (asked for, not yet claimed); a RUNNING trial has an ``owner`` (the
+worker that claimed it: host, pid and that process's start time) and a
+``heartbeat_at``; ``seq`` orders the queue.  A study keeps its whole campaign
+spec (``spec_yaml``) and the lease of the one process that asks its sampler
+for configurations (``controller``, ``controller_at``).  A model row says the
+``format`` of its blob (v2 rows are ``pickle``, which iotune no longer loads).
 
 JSON documents (configurations, hints, settings) live in text columns written
 with canonical JSON, so SQLite and PostgreSQL hold byte-identical values.
@@ -16,7 +22,7 @@ import sqlalchemy as sa
 
 from iotune.errors import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = sa.MetaData(
     naming_convention={
@@ -64,6 +70,9 @@ studies = sa.Table(
     sa.Column("space_yaml", sa.Text, nullable=False),
     sa.Column("settings_json", sa.Text, nullable=False),
     sa.Column("origin", sa.Text),
+    sa.Column("spec_yaml", sa.Text),
+    sa.Column("controller", sa.Text),
+    sa.Column("controller_at", sa.String(40)),
 )
 
 trials = sa.Table(
@@ -90,8 +99,11 @@ trials = sa.Table(
     sa.Column("extra_json", sa.Text),
     sa.Column("benchmark_json", sa.Text),
     sa.Column("imported_from", sa.Text),
+    sa.Column("owner", sa.Text),
+    sa.Column("heartbeat_at", sa.String(40)),
+    sa.Column("seq", sa.BigInteger),
     sa.UniqueConstraint("study_id", "config_key", "repeat"),
-    sa.CheckConstraint("state IN ('RUNNING', 'COMPLETE', 'FAILED', 'INVALID')", name="state"),
+    sa.CheckConstraint("state IN ('PENDING', 'RUNNING', 'COMPLETE', 'FAILED', 'INVALID')", name="state"),
     sa.Index(None, "study_id", "state"),
 )
 
@@ -128,6 +140,7 @@ models = sa.Table(
     sa.Column("metrics_json", sa.Text, nullable=False),
     sa.Column("created_at", sa.String(40), nullable=False),
     sa.Column("blob", sa.LargeBinary, nullable=False),
+    sa.Column("format", sa.String(32), nullable=False, server_default="pickle"),
     sa.UniqueConstraint("study_id", "name"),
 )
 
@@ -137,8 +150,37 @@ def _add_models(conn: sa.Connection) -> None:
     models.create(conn, checkfirst=True)
 
 
+def _add_queue(conn: sa.Connection) -> None:
+    """Version 2 -> 3: PENDING trials, owners, heartbeats and queue order; whole specs and leases; model formats."""
+    inspector = sa.inspect(conn)
+    for table, columns in (("trials", ("owner TEXT", "heartbeat_at VARCHAR(40)", "seq BIGINT")),
+                           ("studies", ("spec_yaml TEXT", "controller TEXT", "controller_at VARCHAR(40)")),
+                           ("models", ("format VARCHAR(32) NOT NULL DEFAULT 'pickle'",))):
+        present = {c["name"] for c in inspector.get_columns(table)}
+        for column in columns:
+            if column.split()[0] not in present:  # a models table made by step 1 -> 2 is already current
+                conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column}")
+    allowed = "state IN ('PENDING', 'RUNNING', 'COMPLETE', 'FAILED', 'INVALID')"
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("ALTER TABLE trials DROP CONSTRAINT ck_trials_state")
+        conn.exec_driver_sql(f"ALTER TABLE trials ADD CONSTRAINT ck_trials_state CHECK ({allowed})")
+    elif conn.dialect.name == "sqlite":
+        # SQLite cannot alter a CHECK constraint: rewrite the table's stored definition (its documented
+        # writable_schema procedure, safe here because the new constraint only admits more rows)
+        old = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type='table' AND name='trials'").scalar()
+        new = old.replace("state IN ('RUNNING', 'COMPLETE', 'FAILED', 'INVALID')", allowed)
+        if new == old:
+            raise StoreError("store schema 2 -> 3: the trials table's state constraint has an unexpected form")
+        version = conn.exec_driver_sql("PRAGMA schema_version").scalar()
+        conn.exec_driver_sql("PRAGMA writable_schema = ON")
+        conn.execute(sa.text("UPDATE sqlite_master SET sql = :new WHERE type = 'table' AND name = 'trials'"),
+                     {"new": new})
+        conn.exec_driver_sql(f"PRAGMA schema_version = {int(version) + 1}")
+        conn.exec_driver_sql("PRAGMA writable_schema = OFF")
+
+
 # Upgrade steps: MIGRATIONS[v] takes a version-v database to version v + 1.
-MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _add_models}
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _add_models, 2: _add_queue}
 
 
 def _migrate(conn: sa.Connection, from_version: int) -> None:

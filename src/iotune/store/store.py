@@ -1,9 +1,15 @@
 """The Store: the only code that touches the results database.
 
-A trial is written twice: ``start_trial`` commits it as RUNNING before the
-benchmark runs, ``finish_trial`` commits its outcome and every raw phase in one
-transaction.  A campaign killed at any moment therefore leaves finished trials
-complete and the interrupted one RUNNING, ready to be started again.
+A trial is committed at every change of state, each in its own transaction:
+``enqueue`` writes it PENDING, ``claim`` hands the next PENDING trial (or one
+whose owner died) to one worker as RUNNING, ``heartbeat`` renews the claim
+while it runs, ``finish_trial`` commits its outcome and every raw phase at
+once.  A campaign or worker killed at any moment therefore leaves finished
+trials complete and the interrupted one RUNNING under a dead owner, to be
+claimed again; nothing finished is ever measured twice.  Claims are atomic:
+PostgreSQL locks the claimed row and skips rows other workers hold
+(``FOR UPDATE SKIP LOCKED``); SQLite serialises writers (``BEGIN IMMEDIATE``).
+``start_trial`` claims a named trial directly (``iotune run``).
 """
 
 from __future__ import annotations
@@ -17,14 +23,14 @@ from dataclasses import asdict, is_dataclass
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from iotune.bench.trial import Measurement
+from iotune.records import Measurement
 from iotune.errors import StoreError
 from iotune.store import exchange, model_rows, queries
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
 from iotune.store.records import TRIAL_STATES, ImportReport, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import ensure_schema, measurements, models, studies, trials
 
-_RESETTABLE = ("RUNNING", "FAILED")
+_RESETTABLE = ("PENDING", "RUNNING", "FAILED")
 
 
 class Store:
@@ -105,7 +111,8 @@ class Store:
             return queries.ensure_platform(conn, info)
 
     def create_study(
-        self, name: str, space_yaml: str, space_hash: str, settings: dict, description: str = ""
+        self, name: str, space_yaml: str, space_hash: str, settings: dict, description: str = "",
+        spec_yaml: str | None = None,
     ) -> StudyRecord:
         """A new, empty study; StoreError if the name is taken."""
         if not isinstance(name, str) or not name.strip():
@@ -122,6 +129,7 @@ class Store:
                         space_hash=space_hash,
                         settings=settings,
                         description=description,
+                        spec_yaml=spec_yaml,
                     )
             except IntegrityError:
                 raise StoreError(f"study {name!r} already exists in {masked(self.url)}") from None
@@ -159,10 +167,11 @@ class Store:
         repeat: int,
         platform_id: int | None = None,
         benchmark: dict | None = None,
+        owner: str | None = None,
     ) -> int:
-        """Record (and commit) a RUNNING trial before it runs; return its id.
+        """Record (and commit) a RUNNING trial held by ``owner`` before it runs; return its id.
 
-        A RUNNING or FAILED row for the same (study, configuration, repeat) is
+        A PENDING, RUNNING or FAILED row for the same (study, configuration, repeat) is
         reset and reused: its measurements go, it gets a new uid, since what
         follows is a new measurement.  A COMPLETE or INVALID one is StoreError:
         finished work is never repeated.
@@ -187,6 +196,8 @@ class Store:
             "wall_seconds": None,
             "extra_json": None,
             "imported_from": None,
+            "owner": owner,
+            "heartbeat_at": queries.now(),
         }
         if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
             raise StoreError(f"repeat must be a non-negative integer, got {repeat!r}")
@@ -224,8 +235,13 @@ class Store:
         )
         return conn.execute(query.with_for_update()).first()
 
-    def finish_trial(self, trial_id: int, measurement: Measurement) -> None:
-        """Record a RUNNING trial's outcome, provenance and every phase, all in one commit."""
+    def finish_trial(self, trial_id: int, measurement: Measurement, owner: str | None = None) -> None:
+        """Record a RUNNING trial's outcome, provenance and every phase, all in one commit.
+
+        With ``owner``, the trial must still be held by it: a worker whose claim
+        was taken over (it was thought dead) gets StoreError and its result is
+        dropped, so a trial is never recorded twice.
+        """
         if not isinstance(measurement, Measurement) or measurement.status not in ("COMPLETE", "FAILED"):
             raise StoreError(f"finish_trial needs a Measurement with status COMPLETE or FAILED, got {measurement!r}")
         values = {
@@ -248,7 +264,12 @@ class Store:
                 raise StoreError(f"no trial with id {trial_id} in {masked(self.url)}")
             if state != "RUNNING":
                 raise StoreError(f"trial {trial_id} is {state}, not RUNNING; start it again before finishing it")
-            conn.execute(trials.update().where(trials.c.id == trial_id).values(**values))
+            if owner is not None:
+                holder = conn.execute(sa.select(trials.c.owner).where(trials.c.id == trial_id)).scalar()
+                if holder != owner:
+                    raise StoreError(f"trial {trial_id} is now held by {holder}, not by {owner}: another worker took "
+                                     "it over; this result is dropped")
+            conn.execute(trials.update().where(trials.c.id == trial_id).values(**values, heartbeat_at=None))
             queries.insert_phases(conn, trial_id, measurement.phases)
 
     def mark_invalid(self, study_id: int, config: dict, config_key: str, workload_key: str, reason: str) -> int:
@@ -293,6 +314,149 @@ class Store:
             )
             return ids[0]
 
+    # the queue: pending trials, claims, heartbeats
+
+    def enqueue(self, study: str | int, items: list[dict], retry_failed: bool = False) -> int:
+        """Queue trials as PENDING, in the order given; return how many were queued.
+
+        Each item has ``config``, ``config_key``, ``workload_key``, ``repeat`` and
+        optionally ``benchmark``.  A trial already stored is left as it is
+        (queued twice is queued once), except a FAILED one with ``retry_failed``,
+        which is queued again.
+        """
+        queued = 0
+        with self._write() as conn:
+            study_id = self._study_id(conn, study)
+            seq = conn.execute(sa.select(sa.func.coalesce(sa.func.max(trials.c.seq), 0))
+                               .where(trials.c.study_id == study_id)).scalar()
+            states = {(r.config_key, r.repeat): (r.id, r.state) for r in conn.execute(
+                sa.select(trials.c.id, trials.c.config_key, trials.c.repeat, trials.c.state)
+                .where(trials.c.study_id == study_id))}
+            for item in items:
+                key = (item["config_key"], item["repeat"])
+                found = states.get(key)
+                if found is not None and not (retry_failed and found[1] == "FAILED"):
+                    continue
+                seq += 1
+                values = {"state": "PENDING", "seq": seq, "error": None, "owner": None, "heartbeat_at": None,
+                          "started_at": None, "finished_at": None, "uid": queries.new_uid(),
+                          "benchmark_json": None if item.get("benchmark") is None
+                          else queries.dumps(item["benchmark"], "benchmark")}
+                if found is None:
+                    conn.execute(trials.insert().values(
+                        study_id=study_id, config_key=item["config_key"], repeat=item["repeat"],
+                        workload_key=item["workload_key"], config_json=queries.dumps(item["config"], "configuration"),
+                        **values))
+                else:
+                    conn.execute(measurements.delete().where(measurements.c.trial_id == found[0]))
+                    conn.execute(trials.update().where(trials.c.id == found[0]).values(**values))
+                states[key] = (None, "PENDING")
+                queued += 1
+        return queued
+
+    def claim(self, study: str | int, owner: str, *, dead_owners: tuple[str, ...] = (),
+              stale_before: str | None = None, platform_id: int | None = None) -> TrialRecord | None:
+        """Hand the next trial of the queue to ``owner`` as RUNNING, or None when nothing is left to claim.
+
+        Claimable, in queue order: PENDING trials, and RUNNING trials whose owner
+        is in ``dead_owners`` or whose heartbeat is older than ``stale_before``
+        (ISO 8601 UTC): their worker died, so the trial starts again.
+        """
+        with self._write() as conn:
+            study_id = self._study_id(conn, study)
+            running = trials.c.state == "RUNNING"
+            takeover = []
+            if dead_owners:
+                takeover.append(running & trials.c.owner.in_(list(dead_owners)))
+            if stale_before is not None:
+                takeover.append(running & (sa.func.coalesce(trials.c.heartbeat_at, "") < stale_before))
+            query = (sa.select(trials.c.id).where(trials.c.study_id == study_id,
+                                                   sa.or_(trials.c.state == "PENDING", *takeover))
+                     .order_by(trials.c.seq, trials.c.id).limit(1))
+            if conn.dialect.name == "postgresql":
+                query = query.with_for_update(skip_locked=True)
+            trial_id = conn.execute(query).scalar()
+            if trial_id is None:
+                return None
+            conn.execute(measurements.delete().where(measurements.c.trial_id == trial_id))
+            conn.execute(trials.update().where(trials.c.id == trial_id).values(
+                state="RUNNING", owner=owner, heartbeat_at=queries.now(), started_at=queries.now(),
+                uid=queries.new_uid(), platform_id=platform_id, error=None, finished_at=None))
+            return queries.select_trials(conn, trial_id=trial_id)[0]
+
+    def set_trial_platform(self, trial_id: int, platform_id: int) -> None:
+        """Record where a claimed trial runs (:meth:`register_platform`)."""
+        with self._write() as conn:
+            conn.execute(trials.update().where(trials.c.id == trial_id).values(platform_id=platform_id))
+
+    def heartbeat(self, trial_id: int, owner: str) -> bool:
+        """Renew ``owner``'s claim on a RUNNING trial; False when it no longer holds it."""
+        with self._write() as conn:
+            result = conn.execute(trials.update().where(trials.c.id == trial_id, trials.c.owner == owner,
+                                                        trials.c.state == "RUNNING")
+                                  .values(heartbeat_at=queries.now()))
+            return result.rowcount == 1
+
+    def release(self, trial_id: int, owner: str) -> None:
+        """Give a claimed trial back to the queue (PENDING) without a result, e.g. when interrupted."""
+        with self._write() as conn:
+            conn.execute(trials.update().where(trials.c.id == trial_id, trials.c.owner == owner,
+                                               trials.c.state == "RUNNING")
+                         .values(state="PENDING", owner=None, heartbeat_at=None))
+
+    def running_owners(self, study: str | int) -> dict[str, str | None]:
+        """Owner -> latest heartbeat of the study's RUNNING trials (to tell live workers from dead ones)."""
+        with self._read() as conn:
+            study_id = self._study_id(conn, study)
+            query = (sa.select(trials.c.owner, sa.func.max(trials.c.heartbeat_at))
+                     .where(trials.c.study_id == study_id, trials.c.state == "RUNNING").group_by(trials.c.owner))
+            return {owner or "": beat for owner, beat in conn.execute(query)}
+
+    def queue_counts(self, study: str | int) -> dict[str, int]:
+        """Trials of the study by state."""
+        with self._read() as conn:
+            study_id = self._study_id(conn, study)
+            query = sa.select(trials.c.state, sa.func.count()).where(trials.c.study_id == study_id) \
+                .group_by(trials.c.state)
+            return {state: count for state, count in conn.execute(query)}
+
+    # the controller lease: one process at a time asks a study's sampler
+
+    def acquire_controller(self, study: str | int, owner: str, *, dead_owners: tuple[str, ...] = (),
+                           stale_before: str | None = None) -> str | None:
+        """Make ``owner`` the study's controller; None on success, else the live controller that holds it.
+
+        The lease is free when nobody holds it, ``owner`` already does, its holder
+        is in ``dead_owners``, or its last renewal is older than ``stale_before``.
+        """
+        with self._write() as conn:
+            study_id = self._study_id(conn, study)
+            row = conn.execute(sa.select(studies.c.controller, studies.c.controller_at)
+                               .where(studies.c.id == study_id).with_for_update()).one()
+            holder, at = row.controller, row.controller_at
+            free = (holder in (None, owner) or holder in dead_owners
+                    or (stale_before is not None and (at or "") < stale_before))
+            if not free:
+                return holder
+            conn.execute(studies.update().where(studies.c.id == study_id)
+                         .values(controller=owner, controller_at=queries.now()))
+            return None
+
+    def renew_controller(self, study: str | int, owner: str) -> bool:
+        """Renew ``owner``'s lease; False when another process took it."""
+        with self._write() as conn:
+            study_id = self._study_id(conn, study)
+            result = conn.execute(studies.update().where(studies.c.id == study_id, studies.c.controller == owner)
+                                  .values(controller_at=queries.now()))
+            return result.rowcount == 1
+
+    def release_controller(self, study: str | int, owner: str) -> None:
+        """Give up ``owner``'s lease (at the end of a campaign)."""
+        with self._write() as conn:
+            study_id = self._study_id(conn, study)
+            conn.execute(studies.update().where(studies.c.id == study_id, studies.c.controller == owner)
+                         .values(controller=None, controller_at=None))
+
     def trial_states(self, study_id: int) -> dict[tuple[str, int], str]:
         """{(config_key, repeat): state} of every trial in the study, for planning a resume."""
         with self._read() as conn:
@@ -321,13 +485,19 @@ class Store:
             raise StoreError(f"no trial with id {trial_id} in {masked(self.url)}")
         return found[0]
 
-    def trials(self, study: str | int | None = None, state: str | None = None) -> list[TrialRecord]:
-        """Trials (of one study, by name or id, and/or in one state) with config, hints and phases."""
+    def trials(self, study: str | int | None = None, state: str | None = None,
+               config_keys=None) -> list[TrialRecord]:
+        """Trials (of one study, by name or id, in one state, of some configurations) with config, hints, phases."""
         if state is not None and state not in TRIAL_STATES:
             raise StoreError(f"unknown trial state {state!r}; use one of {', '.join(TRIAL_STATES)}")
+        keys = None if config_keys is None else list(config_keys)
         with self._read() as conn:
             study_id = None if study is None else self._study_id(conn, study)
-            return queries.select_trials(conn, study_id=study_id, state=state)
+            if keys is not None and len(keys) > 500:  # keep IN lists short: filter in Python instead
+                found = queries.select_trials(conn, study_id=study_id, state=state)
+                wanted = set(keys)
+                return [t for t in found if t.config_key in wanted]
+            return queries.select_trials(conn, study_id=study_id, state=state, config_keys=keys)
 
     def rows(self, study: str | int | None = None) -> list[dict]:
         """Flat rows, one per measured phase (and one per trial without phases), for tables and models."""
@@ -337,53 +507,24 @@ class Store:
 
     # models
 
-    def save_model(self, study_id: str | int, model) -> int:
-        """Store a :class:`~iotune.learning.model.TrainedModel` in a study (by id or name); return its row id.
-
-        Names are unique per study: saving a model under a name already used
-        replaces the older model (retraining keeps one model per name).
-        """
+    def save_model(self, study_id: str | int, model: dict, blob: bytes, fmt: str) -> int:
+        """Store a model's record (see :func:`iotune.store.model_rows.insert`) and its ``blob`` in format ``fmt``
+        in a study (by id or name); return its row id.  A model of the same name is replaced."""
         with self._write() as conn:
-            return model_rows.insert(conn, self._study_id(conn, study_id), model)
+            return model_rows.insert(conn, self._study_id(conn, study_id), model, blob, fmt)
 
-    def load_model(self, study_name: str, name: str | None = None):
-        """The study's model ``name`` (its newest model when None) as a TrainedModel.
+    def model_blob(self, study: str | int, name: str | None = None) -> tuple[ModelRecord, bytes, str]:
+        """The study's model ``name`` (its newest when None): its record, its blob and the blob's format.
 
-        StoreError when there is no such model, or when the model was trained on
-        a space other than the study's (its space hash differs).
+        StoreError when the study has no such model.
         """
-        from iotune.learning.model import TrainedModel
-        from iotune.space import Space
-
         with self._read() as conn:
-            study_id = self._study_id(conn, study_name)
+            study_id = self._study_id(conn, study)
             row = model_rows.latest(conn, study_id, name)
-            study = conn.execute(sa.select(studies).where(studies.c.id == study_id)).one()
         if row is None:
             which = f"no model {name!r}" if name is not None else "no model"
-            raise StoreError(f"{which} in study {study_name!r}; train one with `iotune train --study {study_name}`")
-        space = Space.from_text(study.space_yaml, source=f"study {study.name}")
-        if row.space_hash != space.hash:
-            raise StoreError(
-                f"model {row.name!r}: model trained on another space (space hash {row.space_hash}, study "
-                f"{study.name!r} has {space.hash}); retrain it with `iotune train`"
-            )
-        info = model_rows.record(row)
-        return TrainedModel(
-            name=info.name,
-            predictor_name=info.predictor,
-            estimator=model_rows.unpickle(row),
-            space=space,
-            categorical=info.categorical,
-            target=info.target,
-            data_hash=info.data_hash,
-            study=info.study,
-            n_samples=info.n_samples,
-            metrics=info.metrics,
-            created_at=info.created_at,
-            params=info.params,
-            dataset_options=info.dataset_options,
-        )
+            raise StoreError(f"{which} in study {study!r}; train one with `iotune train --study {study}`")
+        return model_rows.record(row), bytes(row.blob), row.format
 
     def list_models(self, study: str | int | None = None) -> list[ModelRecord]:
         """Stored models (of one study, by name or id), without their estimators."""

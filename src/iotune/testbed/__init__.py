@@ -6,7 +6,7 @@ after a crash and nothing else.
 """
 
 from iotune.testbed.cgroup import cgroup_of, run_in_cgroup
-from iotune.testbed.config import FILE_SYSTEMS, SCHEDULERS, StorageConfig
+from iotune.spec.storage import FILE_SYSTEMS, SCHEDULERS, StorageConfig
 from iotune.testbed.errors import TestbedError, TestbedUnsupportedError
 from iotune.testbed.provider import StorageSession, TestbedProvider
 from iotune.testbed.system import support_problem

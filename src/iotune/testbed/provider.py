@@ -1,8 +1,8 @@
 """Testbeds for a campaign whose space varies storage (file system, devices, device class; paper 000 Sec. 2.1).
 
-A :class:`TestbedProvider` is given to :class:`iotune.campaign.Campaign` as
-``storage=``.  The campaign asks it for one :class:`StorageSession` per group of
-trials that share a storage configuration; the session holds a built testbed
+A :class:`TestbedProvider` is given to a campaign's worker as ``storage=``
+(:mod:`iotune.study.worker`).  The worker asks it for one :class:`StorageSession`
+per run of trials that share a storage configuration; the session holds a built testbed
 and a runner whose MPI ranks run inside the testbed's blkio cgroup, and its
 ``close`` stops the runner before tearing the testbed down (a rank still
 holding a file open would keep the file system busy).
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from iotune.testbed.config import StorageConfig
+from iotune.spec.storage import StorageConfig
 from iotune.testbed.system import require_support
 from iotune.testbed.testbed import Built, Testbed
 
@@ -51,19 +51,18 @@ class TestbedProvider:
 
     ``make_runner(mpiexec)`` makes the runner of one testbed from the path of the
     script that joins its cgroup and execs mpiexec (default: a BuiltinRunner);
-    ``mpiexec`` is the real mpiexec (default: found on PATH); ``defaults`` fixes
-    StorageConfig fields the space does not vary (e.g. ``{"size_mib": 1024}``).
+    ``mpiexec`` is the real mpiexec (default: found on PATH).  Fields of the
+    StorageConfig that a spec does not vary come from its ``storage:`` section.
     ``builds`` counts the testbeds built so far.
     """
 
     __test__ = False  # not a pytest test class despite the name
 
     def __init__(self, root_dir: Path | None = None, make_runner: Callable[[str], object] | None = None,
-                 mpiexec: str | None = None, defaults: dict | None = None):
+                 mpiexec: str | None = None):
         self.root_dir = None if root_dir is None else Path(root_dir)
         self.make_runner = make_runner
         self.mpiexec = mpiexec
-        self.defaults = dict(defaults or {})
         self.builds = 0
 
     def check(self) -> None:

@@ -26,9 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iotune.variability.errors import VariabilityError
+from iotune.variability.errors import VariabilityError, check_predictor
 from iotune.variability.maps import MapPoints, map_points
-from iotune.variability.predictors import PREDICTORS, make_predictor
+from iotune.learn.metrics import average_relative_error
+from iotune.learn.registry import VARIABILITY as PREDICTORS
+from iotune.learn.registry import make_predictor
 from iotune.variability.repeats import Repeats
 
 PROPORTIONS = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
@@ -61,21 +63,20 @@ def _split_are(name: str, X, y, train, test) -> float | None:
     if scored.size == 0:
         return float("nan")
     try:
-        model = make_predictor(name).fit(X[train], y[train])
+        model = make_predictor(name, "variability").fit(X[train], y[train])
         pred = np.asarray(model.predict(X[scored]), dtype=np.float64)
     except (VariabilityError, ValueError, np.linalg.LinAlgError):
         return None
     if not np.all(np.isfinite(pred)):
         return None
-    truth = y[scored]
-    return float(np.mean(np.abs(pred - truth) / np.abs(truth)))
+    return average_relative_error(y[scored], pred)
 
 
 def evaluate_maps(maps: list[MapPoints], predictors=PREDICTORS, proportions=PROPORTIONS, repeats: int = 200,
                   seed: int = 0, min_points: int = 3) -> list[EvaluationRow]:
     """Table 2 over prepared maps (see :func:`iotune.variability.maps.map_points`)."""
     for name in predictors:
-        make_predictor(name)
+        check_predictor(name)
     if repeats < 1:
         raise VariabilityError(f"repeats must be >= 1, got {repeats}")
     bad = [p for p in proportions if not 0.0 < p < 1.0]

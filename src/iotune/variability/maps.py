@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.dummy import DummyRegressor
 
-from iotune.variability.errors import VariabilityError
-from iotune.variability.predictors import make_predictor
+from iotune.variability.errors import VariabilityError, check_predictor
+from iotune.learn.errors import PredictorError
+from iotune.learn.metrics import average_relative_error
+from iotune.learn.registry import make_predictor
 from iotune.variability.repeats import Repeats
 from iotune.variability.spread import describe, target_value
 
@@ -102,7 +104,7 @@ class VariabilityMap:
         Spread measure mapped: standard deviation (s), coefficient of
         variation (unitless), mean (s) or 95 % quantile (s) of the runs.
     predictor : {"lsp", "mars", "delaunay", "linear"}
-        See :mod:`iotune.variability.predictors`.
+        See :mod:`iotune.learn.registry`.
     per_category : bool
         One map per combination of categorical parameters (paper 003) or one
         map for all.
@@ -126,7 +128,7 @@ class VariabilityMap:
 
     def fit(self, repeats: Repeats) -> VariabilityMap:
         """Fit one regressor per map on the configurations with enough runs (2; 1 for ``mean``)."""
-        make_predictor(self.predictor)
+        check_predictor(self.predictor)
         repeats = repeats.require_repeats(1 if self.target == "mean" else 2)
         self._coords = Coordinates(repeats.space, self.per_category)
         self.coordinates_ = self._coords.names
@@ -140,16 +142,14 @@ class VariabilityMap:
                 model = DummyRegressor().fit(np.zeros((len(points.y), 1)), points.y)
             else:
                 try:
-                    model = make_predictor(self.predictor).fit(points.X, points.y)
-                except VariabilityError as exc:
+                    model = make_predictor(self.predictor, "variability").fit(points.X, points.y)
+                except PredictorError as exc:
                     raise VariabilityError(f"map {describe_category(points.category)}: {exc}") from exc
             self.maps_[points.category] = (points, model)
             truth.append(points.y)
             fitted.append(self._predict_map(points, model, points.X))
         truth, fitted = np.concatenate(truth), np.concatenate(fitted)
-        nonzero = truth != 0
-        self.in_sample_are_ = float(np.mean(np.abs(fitted[nonzero] - truth[nonzero]) / np.abs(truth[nonzero]))) \
-            if nonzero.any() else float("nan")
+        self.in_sample_are_ = average_relative_error(truth, fitted, skip_zero=True)
         self.n_configurations_ = len(repeats)
         return self
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from iotune.records import io_seconds
 from iotune.space import Space
 from iotune.variability.errors import VariabilityError
 
@@ -58,7 +59,7 @@ class Repeats:
                 failed += 1
             if trial.state != "COMPLETE" or not trial.phases:
                 continue
-            seconds = float(sum(p.seconds for p in trial.phases))
+            seconds = io_seconds(trial.phases)
             groups.setdefault(trial.config_key, (dict(trial.config), []))[1].append((trial.repeat, seconds))
         if not groups:
             raise VariabilityError(f"study {study!r} has no COMPLETE trials")

@@ -1,0 +1,95 @@
+"""``iotune demo``: a real tuning campaign on this machine, end to end (and ``--testbed``: the storage itself)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from iotune.cli.common import make_runner, prepare_scratch, run_campaign
+from iotune.cli.options import DB, MPIEXEC
+from iotune.cli.terminal import Terminal
+
+
+def demo(db: str = DB,
+         study: str = typer.Option(None, "--study", "-s", help="Study name (default: demo-<date>-<time>)."),
+         resume: bool = typer.Option(False, "--resume", help="Continue the named demo study."),
+         repeats: int = typer.Option(None, "--repeats", "-r", help="Repeats per configuration (default 3)."),
+         scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
+         testbed: bool = typer.Option(False, "--testbed", help="Tune the storage itself instead (root): file "
+                                      "system and device class on throttled loop devices (testbed_demo.yaml)."),
+         mpiexec: str = MPIEXEC) -> None:
+    """A real tuning campaign on this machine: screen, measure, train, recommend for an unseen workload, check it."""
+    from datetime import datetime
+
+    if testbed:
+        return testbed_demo(db, study or datetime.now().strftime("testbed-demo-%Y%m%d-%H%M%S"), resume, repeats,
+                            mpiexec)
+
+    from iotune.bench.platform import platform_info
+    from iotune.cli.results_cmd import show_best
+    from iotune.cli.screen_cmd import show_screen
+    from iotune.demo import run_demo
+    from iotune.store import Store
+
+    terminal = Terminal()
+    study = study or datetime.now().strftime("demo-%Y%m%d-%H%M%S")
+    scratch = prepare_scratch(scratch)
+    terminal.info("iotune demo: ROMIO collective-buffering hints against access patterns, measured with real "
+                  "MPI-IO (2 processes, one shared file, fsync at close, caches dropped before reads when root)")
+    platform = platform_info(scratch)
+    with Store(db) as store:
+        runner = make_runner("builtin", 600.0, mpiexec)
+        try:
+            outcome = run_demo(store, study, runner, scratch, run=lambda campaign: run_campaign(campaign, terminal),
+                               repeats=repeats, say=terminal.info, resume=resume, platform=platform)
+        finally:
+            runner.close()
+    show_screen(outcome.screen, "table", f"study {study}-screen: which parameters matter")
+    show_best(db, study, "table")
+    show_judgement(terminal, outcome)
+
+
+def testbed_demo(db: str | None, study: str, resume: bool, repeats: int | None, mpiexec: str | None) -> None:
+    """The bundled storage campaign: each file system x device class built on a testbed, measured, torn down."""
+    from importlib import resources
+
+    from iotune.cli.bench_cmd import measure_spec
+    from iotune.cli.results_cmd import show_best
+    from iotune.spec import CampaignSpec
+
+    Terminal().info("iotune demo --testbed: ext4 and xfs on loop devices throttled like slow (33 MB/s) and fast "
+                    "(128 MB/s) cloud volumes, against the transfer size; 2 MPI processes, 32 MiB each")
+    text = resources.files("iotune.data").joinpath("testbed_demo.yaml").read_text()
+    spec = CampaignSpec.from_text(text, source="testbed_demo.yaml").with_campaign(repeats=repeats)
+    measure_spec(spec, study, db, resume=resume, mpiexec=mpiexec)
+    show_best(db, study, "table")
+
+
+def show_judgement(terminal: Terminal, outcome) -> None:
+    """The recommendation for the held-out workload beside what was then measured for it."""
+    from iotune.demo import HELD_OUT, _describe
+
+    rows = []
+    for judged in outcome.judged:
+        system = {k: v for k, v in judged.configuration.items() if k not in HELD_OUT and v is not None}
+        measured = judged.measured
+        rows.append([judged.rank, _describe(system), f"{judged.predicted_s:.3f}",
+                     f"{measured.mean_time:.3f} ± {measured.std_time:.3f} (n={measured.n})" if measured else "-",
+                     f"{judged.measured_rank} of {outcome.configurations}" if judged.measured_rank else "-"])
+    terminal.emit(["rank", "recommended configuration", "predicted s", "measured s (mean ± sd)", "measured rank"],
+                  rows, "table", title=f"unseen workload {_describe(HELD_OUT)}: recommended, then measured")
+    best, default = outcome.measured_best, outcome.measured_default
+    top = outcome.judged[0].measured
+    order = outcome.judged[0].configuration
+    best_system = {k: best.config[k] for k in order if k not in HELD_OUT and best.config.get(k) is not None}
+    lines = [f"{outcome.recommendation.co_champions} of {outcome.recommendation.evaluated} candidates tie for the "
+             "best prediction (co-champions); the table shows the first ones",
+             f"best measured: {_describe(best_system)} at {best.mean_time:.3f} s"]
+    if outcome.regret is not None:
+        lines.append(f"the top recommendation measured {100 * outcome.regret:.1f}% slower than the best measured")
+    if default and top:
+        lines.append(f"against the default configuration ({default.mean_time:.3f} s) it is "
+                     f"{default.mean_time / top.mean_time:.2f}x as fast")
+    for line in lines:
+        terminal.info(line)

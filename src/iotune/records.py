@@ -1,0 +1,180 @@
+"""Records every layer shares: what a runner is asked to do (BenchmarkSpec) and what it reports (Measurement).
+
+Units: sizes and byte counts in bytes, times in seconds, bandwidth in MiB/s
+(2**20 bytes per second, as IOR reports it).
+
+A trial's **I/O time** is the sum of its timed phases' seconds (write and/or
+read): the time the workload spends in I/O; its bandwidth is the bytes those
+phases moved over that time.  :func:`io_seconds` and :func:`io_bandwidth` are
+the one definition; everything else calls them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+from iotune.units import MIB
+
+API = Literal["POSIX", "MPIIO"]
+OPERATIONS = ("write", "read", "readwrite")
+DATA_PATTERNS = ("offset", "timestamp")
+READ_CACHE_MODES = ("drop_caches", "o_direct", "fadvise_dontneed", "page_cache", "none")
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """One run of an IOR-like benchmark, with IOR's meaning for every field.
+
+    Layout as IOR's: with a shared file, rank r's block i of segment s starts at
+    offset (s * processes + r) * block_size; with a file per process each rank
+    writes segment_count * block_size bytes to its own file.  ``operation`` is
+    "write", "read" (the file is first written untimed) or "readwrite" (IOR -w -r).
+    ``data_pattern`` is IOR's data packet type: "offset" (IOR ``-l offset``:
+    random, incompressible bytes in which every 4 KiB page of every transfer
+    carries its file offset, so storage that compresses or deduplicates cannot
+    absorb the writes) or "timestamp" (IOR's default: one patterned buffer
+    written again and again).
+    """
+
+    api: API = "MPIIO"
+    processes: int = 2
+    block_size: int = 1 * MIB
+    transfer_size: int = 256 * 1024
+    segment_count: int = 1
+    file_per_process: bool = False
+    collective: bool = False
+    operation: str = "readwrite"
+    fsync: bool = True
+    verify: bool = False
+    data_pattern: str = "offset"
+    hints: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+    def problem(self) -> str | None:
+        """Why this run cannot be made, in one line (IOR's own rules), or None when it can."""
+        if self.api not in ("POSIX", "MPIIO"):
+            return f"api must be POSIX or MPIIO, got {self.api!r}"
+        if self.operation not in OPERATIONS:
+            return f"operation must be one of {', '.join(OPERATIONS)}, got {self.operation!r}"
+        if self.data_pattern not in DATA_PATTERNS:
+            return f"data_pattern must be one of {', '.join(DATA_PATTERNS)}, got {self.data_pattern!r}"
+        if self.processes < 1 or self.segment_count < 1:
+            return f"processes and segment_count must be >= 1, got {self.processes} and {self.segment_count}"
+        if self.transfer_size < 1 or self.block_size < self.transfer_size or self.block_size % self.transfer_size:
+            return (f"block_size ({self.block_size} B) must be a positive multiple of transfer_size "
+                    f"({self.transfer_size} B), as IOR requires")
+        return None
+
+    @property
+    def bytes_per_process(self) -> int:
+        return self.block_size * self.segment_count
+
+    @property
+    def aggregate_bytes(self) -> int:
+        return self.bytes_per_process * self.processes
+
+    @property
+    def transfers_per_process(self) -> int:
+        return self.bytes_per_process // self.transfer_size
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> BenchmarkSpec:
+        return cls(**data)
+
+
+@dataclass
+class PhaseResult:
+    """One timed phase (write or read) of one repeat, aggregated over all ranks as IOR does.
+
+    ``seconds`` is latest close end minus earliest open start over all ranks;
+    ``open_seconds``, ``transfer_seconds`` and ``close_seconds`` are the same
+    span for each sub-phase (IOR's openTime, wrRdTime, closeTime).  Close
+    includes fsync when the spec asks for it.
+    """
+
+    phase: str
+    bytes: int
+    seconds: float
+    open_seconds: float
+    transfer_seconds: float
+    close_seconds: float
+    ops: int
+    verify_errors: int | None = None
+
+    @property
+    def bandwidth_mib(self) -> float:
+        return self.bytes / MIB / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["bandwidth_mib"] = self.bandwidth_mib
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PhaseResult:
+        data = {k: v for k, v in data.items() if k != "bandwidth_mib"}
+        return cls(**data)
+
+
+@dataclass
+class Measurement:
+    """The outcome of one trial.  A failed trial is a Measurement with status FAILED, never an exception."""
+
+    status: Literal["COMPLETE", "FAILED"]
+    phases: list[PhaseResult] = field(default_factory=list)
+    error: str | None = None
+    hints_requested: dict[str, str] = field(default_factory=dict)
+    hints_in_effect: dict[str, str] = field(default_factory=dict)
+    read_cache_mode: str = "none"
+    runner: str = "builtin"
+    command: str = ""
+    wall_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def failed(cls, error: str, **kwargs) -> Measurement:
+        return cls(status="FAILED", error=error, **kwargs)
+
+    @property
+    def io_seconds(self) -> float:
+        """I/O time in seconds: the sum of the phases' seconds (see the module docstring)."""
+        return io_seconds(self.phases)
+
+    def phase(self, name: str) -> PhaseResult | None:
+        for result in self.phases:
+            if result.phase == name:
+                return result
+        return None
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["phases"] = [p.to_dict() for p in self.phases]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Measurement:
+        data = dict(data)
+        data["phases"] = [PhaseResult.from_dict(p) for p in data.get("phases", [])]
+        return cls(**data)
+
+
+def io_seconds(phases: Iterable[PhaseResult], phase: str | None = None) -> float:
+    """A trial's I/O time in seconds: the sum of its phases' seconds (only phase ``phase`` when given)."""
+    return float(sum(p.seconds for p in phases if phase is None or p.phase == phase))
+
+
+def io_bytes(phases: Iterable[PhaseResult], phase: str | None = None) -> int:
+    """Bytes moved by a trial's phases (only phase ``phase`` when given)."""
+    return int(sum(p.bytes for p in phases if phase is None or p.phase == phase))
+
+
+def io_bandwidth(phases: Iterable[PhaseResult], phase: str | None = None) -> float:
+    """A trial's bandwidth in MiB/s: its bytes over its I/O time (inf for a zero time)."""
+    phases = list(phases)
+    seconds = io_seconds(phases, phase)
+    return io_bytes(phases, phase) / MIB / seconds if seconds > 0 else float("inf")

@@ -1,0 +1,126 @@
+"""Turn a configuration of a space into the benchmark run that measures it.
+
+A parameter reaches the benchmark in one of three ways:
+
+- its name is a benchmark field (``processes``, ``api``, ``collective``,
+  ``file_per_process``, ``block_size``, ``transfer_size``, ``segment_count``,
+  ``operation``, ``fsync``, ``verify``);
+- it is an MPI-IO hint: it has ``hint: KEY``, or it is a system parameter of layer ``mpiio`` (key = its name);
+- it sets an environment variable: ``env: NAME``;
+- it is a storage option (``fs``, ``devices``, ``raid0``, ``scheduler``,
+  ``device_class``, ``mount_options``; role ``system``, layer ``device`` or
+  ``filesystem``; paper 000 Sec. 2.1): it is applied by building a testbed
+  (:func:`iotune.spec.storage.storage_config`), not by the benchmark.
+
+Anything else has no effect on the built-in benchmark and is refused before a
+campaign starts, so that no trial measures a setting that was never applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from iotune.errors import SpaceError
+from iotune.records import OPERATIONS, BenchmarkSpec
+from iotune.spec.storage import STORAGE_FIELDS, STORAGE_LAYERS, check_storage_levels, is_storage_parameter
+
+BENCHMARK_FIELDS = ("processes", "api", "collective", "file_per_process", "block_size", "transfer_size",
+                    "segment_count", "operation", "fsync", "verify", "data_pattern")
+_SPEC_FIELDS = {f.name for f in fields(BenchmarkSpec)}
+
+
+def hint_key(parameter) -> str | None:
+    """The MPI-IO hint a parameter sets (a system parameter of layer mpiio defaults to its name), or None."""
+    return None if parameter.name in BENCHMARK_FIELDS else parameter.hint
+
+
+def hint_value(value) -> str:
+    """MPI_Info values are strings; ROMIO spells booleans enable/disable."""
+    if isinstance(value, bool):
+        return "enable" if value else "disable"
+    return str(value)
+
+
+def check_runnable(space) -> None:
+    """Refuse a space whose parameters the built-in benchmark cannot apply."""
+    for parameter in space.parameters:
+        if parameter.name in BENCHMARK_FIELDS or hint_key(parameter) or parameter.env:
+            continue
+        if is_storage_parameter(parameter):
+            check_storage_levels(parameter)
+            continue
+        raise SpaceError(
+            f"parameter {parameter.name!r} has no effect on the built-in benchmark: it is not a benchmark field "
+            f"({', '.join(BENCHMARK_FIELDS)}), has no 'hint:' and no 'env:', and is not a storage option "
+            f"({', '.join(STORAGE_FIELDS)}) with role system and layer {' or '.join(STORAGE_LAYERS)}"
+        )
+    names = {p.name for p in space.parameters}
+    if "operation" in names:
+        bad = [v for v in space.parameter("operation").levels if v not in OPERATIONS]
+        if bad:
+            raise SpaceError(f"parameter 'operation': levels must be among {', '.join(OPERATIONS)}, got {bad}")
+    if "api" in names:
+        bad = [v for v in space.parameter("api").levels if v not in ("POSIX", "MPIIO")]
+        if bad:
+            raise SpaceError(f"parameter 'api': levels must be POSIX or MPIIO, got {bad}")
+
+
+def benchmark_spec(space, configuration, defaults: dict | None = None) -> BenchmarkSpec:
+    """The BenchmarkSpec for one configuration; ``defaults`` fixes fields the space does not vary."""
+    values = dict(defaults or {})
+    unknown = set(values) - _SPEC_FIELDS
+    if unknown:
+        raise SpaceError(f"unknown benchmark setting(s) {sorted(unknown)}; allowed: {sorted(_SPEC_FIELDS)}")
+    hints = dict(values.pop("hints", {}) or {})
+    env = dict(values.pop("env", {}) or {})
+    for parameter in space.parameters:
+        value = configuration[parameter.name]
+        if value is None:
+            continue
+        if parameter.name in BENCHMARK_FIELDS:
+            values[parameter.name] = value
+        elif key := hint_key(parameter):
+            hints[key] = hint_value(value)
+        elif parameter.env:
+            env[parameter.env] = hint_value(value) if isinstance(value, bool) else str(value)
+    spec = BenchmarkSpec(**values, hints=hints, env=env)
+    if spec.api == "POSIX" and hints:
+        raise SpaceError(
+            f"configuration {configuration.describe()}: MPI-IO hints {sorted(hints)} are set with api=POSIX, which "
+            "never reads them; make those parameters conditional with when: \"api == 'MPIIO'\""
+        )
+    if spec.api == "POSIX" and spec.collective:
+        raise SpaceError(f"configuration {configuration.describe()}: collective I/O needs api=MPIIO")
+    check_spec(spec)
+    return spec
+
+
+def check_spec(spec: BenchmarkSpec) -> None:
+    """Refuse impossible combinations of benchmark fields (the runner's own rules), in one line."""
+    problem = spec.problem()
+    if problem:
+        raise SpaceError(problem)
+
+
+def hints_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
+    """MPI_Info key -> value of the active hint parameters of ``configuration``, in the space's order."""
+    hints = {}
+    for parameter in space.parameters:
+        key = hint_key(parameter)
+        value = configuration.get(parameter.name)
+        if key and value is not None:
+            hints[key] = hint_value(value)
+    return hints
+
+
+def env_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
+    """Environment variables set by ``env:`` parameters of ``configuration``."""
+    env = {}
+    for parameter in space.parameters:
+        value = configuration.get(parameter.name)
+        if parameter.env and value is not None and not hint_key(parameter):
+            env[parameter.env] = hint_value(value)
+    return env
+

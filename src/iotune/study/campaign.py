@@ -1,0 +1,241 @@
+"""The campaign loop: a sampler proposes, the store queues, workers measure, the sampler is told.
+
+One process at a time is a study's *controller* (a lease in the store): it asks
+the sampler for configurations, checks each one can be run (else records it
+INVALID and tells the sampler so), queues its repeats as PENDING trials, lets
+workers run them, and tells the sampler each configuration's outcome (the mean
+objective over its COMPLETE repeats).
+
+Repeats run in rounds: every configuration of a batch once, then every one
+again, so that slow drift of a shared machine spreads over all configurations
+(within a round, trials that share a testbed and an MPI world run together).
+With adaptive repeats a configuration leaves the rounds once the t interval of
+its mean time is narrow enough (paper 003, Sec. 6).
+
+The store is the sampler's memory: a configuration whose repeats are already
+finished is told from the store and not measured again, so a campaign killed
+at any moment and run again with ``--resume`` replays its sampler (same seed,
+same outcomes, same proposals) up to where it stopped, then goes on.  A trial
+left RUNNING by a dead worker is claimed again; COMPLETE and INVALID trials are
+never repeated, FAILED ones only with ``retry_failed``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from iotune.errors import SpaceError, StoreError
+from iotune.owner import owner_is_dead, process_owner
+from iotune.samplers import Outcome, Sampler
+from iotune.space import Configuration
+from iotune.spec.mapping import benchmark_spec
+from iotune.spec.storage import storage_config
+from iotune.study.objective import Objective
+from iotune.study.study import Study, StudyError
+from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before, wait_for_trials
+
+FINISHED = ("COMPLETE", "INVALID")
+POLL_S = 1.0
+
+
+@dataclass
+class CampaignReport:
+    """What one run of a campaign did."""
+
+    configurations: int = 0
+    invalid: int = 0
+    already_done: int = 0
+    queued: int = 0
+    completed: int = 0
+    failed: int = 0
+    not_needed: int = 0
+    saved_seconds: float = 0.0
+    interrupted: bool = False
+    seconds: float = 0.0
+    testbeds_built: int = 0
+    testbed_warnings: list[str] = field(default_factory=list)
+    best: tuple[Configuration, Outcome] | None = None
+
+
+class Campaign:
+    """Runs ``sampler`` over ``study``: queue, measure (``worker`` in this process, and any other workers), tell.
+
+    ``repeats`` and ``adaptive`` (a :class:`~iotune.spec.Adaptive` or None)
+    default to the spec's; ``objective`` is what the sampler minimises.
+    ``worker`` None means every trial is run by workers elsewhere (a Slurm job
+    array): the controller then only queues and waits.  ``on_batch(trials)``
+    is called with the number of trials queued for each round.
+    """
+
+    def __init__(self, study: Study, sampler: Sampler, worker: Worker | None, *, objective: Objective | None = None,
+                 repeats: int | None = None, adaptive=None, retry_failed: bool = False,
+                 grace_s: float = GRACE_S, poll_s: float = POLL_S, on_batch: Callable[[int], None] | None = None):
+        self.study = study
+        self.store = study.store
+        self.sampler = sampler
+        self.worker = worker
+        self.objective = objective or Objective(study.spec.campaign.objective)
+        self.repeats = repeats or study.spec.campaign.repeats
+        self.adaptive = study.spec.campaign.adaptive if adaptive is None else adaptive
+        self.retry_failed = retry_failed
+        self.grace_s = grace_s
+        self.poll_s = poll_s
+        self.on_batch = on_batch
+        self.owner = worker.owner if worker is not None else process_owner()
+        self.report = CampaignReport()
+        self._walls: list[float] = []
+
+    def expected_trials(self) -> int | None:
+        """Trials this campaign plans at most (designs and budgets), or None when the sampler cannot say."""
+        designed = getattr(self.sampler, "configurations", None)
+        count = len(designed) if designed is not None else self.sampler.budget
+        if self.sampler.budget is not None and count is not None:
+            count = min(count, self.sampler.budget)
+        return None if count is None else count * self.repeats
+
+    def run(self) -> CampaignReport:
+        """Ask, measure and tell until the sampler is done; Ctrl-C ends it cleanly (``report.interrupted``)."""
+        started = time.monotonic()
+        self._acquire_lease()
+        lease = _Lease(self.store, self.study.id, self.owner)
+        try:
+            with lease:
+                while batch := self.sampler.ask(self.sampler.batch or 1_000_000):
+                    runnable = [c for c in batch if self._check(c)]
+                    self._measure(runnable)
+                    for configuration in runnable:
+                        self._tell(configuration)
+        except KeyboardInterrupt:
+            self.report.interrupted = True
+        finally:
+            self.store.release_controller(self.study.id, self.owner)
+            if self.worker is not None:
+                self.report.testbeds_built = self.worker.report.testbeds_built
+                self.report.testbed_warnings = list(self.worker.report.testbed_warnings)
+        self.report.best = self.sampler.best
+        if self._walls:
+            self.report.saved_seconds = self.report.not_needed * sum(self._walls) / len(self._walls)
+        self.report.seconds = time.monotonic() - started
+        return self.report
+
+    def _acquire_lease(self) -> None:
+        current = self.store.get_study(self.study.name).controller
+        holder = self.store.acquire_controller(self.study.id, self.owner, stale_before=stale_before(self.grace_s),
+                                               dead_owners=(current,) if owner_is_dead(current) else ())
+        if holder is not None:
+            raise StudyError(f"study {self.study.name!r} is being run by {holder} (a live process); wait for it, or "
+                             f"add workers with `iotune worker --study {self.study.name}`")
+
+    def _check(self, configuration: Configuration) -> bool:
+        """Whether the benchmark (and testbed) can run ``configuration``; if not, record and tell INVALID."""
+        spec = self.study.spec
+        try:
+            benchmark_spec(spec.space, configuration, spec.benchmark)
+            if spec.uses_testbed:
+                storage_config(spec.space, configuration, spec.storage)
+        except SpaceError as error:
+            try:
+                self.store.mark_invalid(self.study.id, configuration.to_dict(), configuration.key,
+                                        configuration.workload_key, str(error))
+            except StoreError:
+                pass  # it has COMPLETE trials from an earlier spec; it stays as measured
+            self.sampler.tell(configuration, Outcome("INVALID"))
+            self.report.invalid += 1
+            return False
+        return True
+
+    def _measure(self, configurations: list[Configuration]) -> None:
+        """Every repeat of ``configurations`` that the store does not hold as finished, in rounds."""
+        if not configurations:
+            return
+        spec = self.study.spec
+        items = {c.key: (c, benchmark_spec(spec.space, c, spec.benchmark)) for c in configurations}
+        keys = list(items)
+        for repeat in range(self.repeats):
+            states = self.store.trial_states(self.study.id)
+            finished = FINISHED + (() if self.retry_failed else ("FAILED",))
+            times = self._complete_times(keys) if self.adaptive else {}
+            queue = []
+            for key, (configuration, benchmark) in items.items():
+                state = states.get((key, repeat))
+                if state in finished:
+                    self.report.already_done += 1
+                    continue
+                if self._precise_enough(times.get(key, []), repeat):
+                    self.report.not_needed += 1
+                    continue
+                queue.append((configuration, benchmark))
+            queue.sort(key=lambda item: (_storage_key(spec, item[0]), item[1].processes,
+                                         tuple(sorted(item[1].env.items()))))
+            queued = self.store.enqueue(self.study.id, [
+                {"config": c.to_dict(), "config_key": c.key, "workload_key": c.workload_key, "repeat": repeat,
+                 "benchmark": b.to_dict()} for c, b in queue], retry_failed=self.retry_failed)
+            self.report.queued += queued
+            if self.on_batch is not None and queue:
+                self.on_batch(len(queue))
+            self._run_until_finished({(c.key, repeat) for c, _ in queue})
+
+    def _run_until_finished(self, wanted: set[tuple[str, int]]) -> None:
+        """Run queued trials here (when this process has a worker) until every wanted trial is finished."""
+        wait_for_trials(self.store, self.study.id, self.worker, wanted, self.poll_s)
+        if self.worker is not None:
+            self.report.completed = self.worker.report.completed
+            self.report.failed = self.worker.report.failed
+
+    def _complete_times(self, keys: list[str]) -> dict[str, list[float]]:
+        times: dict[str, list[float]] = {}
+        for trial in sorted(self.store.trials(self.study.id, state="COMPLETE", config_keys=keys),
+                            key=lambda t: t.repeat):
+            times.setdefault(trial.config_key, []).append(trial.io_seconds)
+            if trial.wall_seconds:
+                self._walls.append(trial.wall_seconds)
+        return times
+
+    def _precise_enough(self, samples: list[float], repeat: int) -> bool:
+        """With adaptive repeats: the mean time of a configuration is known well enough to stop repeating it."""
+        adaptive = self.adaptive
+        if adaptive is None or repeat < adaptive.min_repeats or len(samples) < adaptive.min_repeats:
+            return False
+        from iotune.variability.planner import RepeatPlanner
+
+        planner = RepeatPlanner(adaptive.rel_half_width, adaptive.confidence, self.repeats)
+        return planner.should_stop(samples).stop
+
+    def _tell(self, configuration: Configuration) -> None:
+        outcome = self.objective.outcome(self.store.trials(self.study.id, config_keys=[configuration.key]))
+        self.sampler.tell(configuration, outcome)
+        self.report.configurations += 1
+
+
+def _storage_key(spec, configuration: Configuration) -> str:
+    if not spec.uses_testbed:
+        return ""
+    return json.dumps(storage_config(spec.space, configuration, spec.storage).to_dict(), sort_keys=True)
+
+
+class _Lease:
+    """Renews the controller's lease on the study from a thread while the campaign runs."""
+
+    def __init__(self, store, study_id: int, owner: str, every: float = HEARTBEAT_S):
+        self.store, self.study_id, self.owner, self.every = store, study_id, owner, every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._renew, name="iotune-lease", daemon=True)
+
+    def _renew(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                self.store.renew_controller(self.study_id, self.owner)
+            except StoreError:
+                pass
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)

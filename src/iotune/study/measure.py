@@ -1,0 +1,57 @@
+"""Putting a measurement together: spec + sampler + study + worker -> a campaign ready to run.
+
+Commands (``bench``, ``screen``, ``testbed bench``, the demo) and Python users
+call :func:`prepare` and then ``campaign.run()``; everything that can be
+refused (a spec the benchmark cannot run, an unknown sampler, a study measured
+with another spec or design) is refused here, before the store is touched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iotune.samplers import DesignSampler, make_sampler
+from iotune.spec import CampaignSpec
+from iotune.spec.mapping import benchmark_spec
+from iotune.study.campaign import Campaign
+from iotune.study.objective import Objective
+from iotune.study.study import Study, StudyError
+from iotune.study.worker import Worker
+
+
+def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *, sampler: str | None = None,
+            budget: int | None = None, seed: int | None = None, options: dict | None = None,
+            configurations=None, resume: bool = False, retry_failed: bool = False, storage=None,
+            platform: dict | None = None, on_trial=None, on_batch=None, objective: str | None = None) -> Campaign:
+    """A campaign of ``spec`` in study ``study_name``, measured here by ``runner`` in ``scratch``.
+
+    ``sampler``, ``budget``, ``seed`` and ``options`` override the spec's
+    ``campaign:`` settings; ``configurations`` (a list) replaces the sampler by
+    that fixed design.  ``storage`` builds testbeds for a spec that varies
+    storage (:class:`iotune.testbed.TestbedProvider`).
+    """
+    spec.check_runnable()
+    settings = spec.campaign
+    seed = settings.seed if seed is None else seed
+    budget = settings.budget if budget is None else budget
+    if configurations is not None:
+        chosen = DesignSampler(spec.space, configurations, seed=seed, budget=budget, shuffle=False)
+    else:
+        chosen = make_sampler(sampler or settings.sampler, spec.space, seed=seed, budget=budget,
+                              options={**settings.options, **(options or {})}, spec=spec)
+    if spec.uses_testbed and storage is None:
+        raise StudyError("this spec builds storage (file system, devices, device class): only a testbed applies "
+                         "it; run iotune as root on a machine with loop devices and the blkio cgroup")
+    if storage is not None:
+        storage.check()
+    if isinstance(chosen, DesignSampler):
+        for configuration in chosen.configurations:  # a bad spec is refused before the store is touched
+            benchmark_spec(spec.space, configuration, spec.benchmark)
+    record = chosen.record()
+    study = Study.open_or_create(store, study_name, spec, resume, settings=record)
+    stored_design = study.record.settings.get("screening")
+    if resume and "screening" in record and stored_design not in (None, record["screening"]):
+        raise StudyError(f"study {study_name!r} was screened with other factors or levels; use another --study name")
+    worker = Worker(study, runner, scratch, storage=storage, platform=platform, on_trial=on_trial)
+    return Campaign(study, chosen, worker, objective=Objective(objective or settings.objective),
+                    retry_failed=retry_failed, on_batch=on_batch)

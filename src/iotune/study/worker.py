@@ -1,0 +1,198 @@
+"""A worker: claims the next trial of a study's queue, runs it, commits it, and repeats.
+
+One worker runs in the process of ``iotune bench`` (the local executor); more
+can run anywhere that reaches the store (``iotune worker``, Slurm job arrays).
+While a trial runs, a thread renews the claim's heartbeat; a trial whose owner
+provably died on this host, or whose heartbeat is older than the grace period,
+is claimed again by the next worker that asks.  A worker interrupted (Ctrl-C,
+SIGTERM) gives its trial back to the queue unfinished.
+
+Trials of a spec that varies storage run on testbeds: the worker builds the
+trial's storage configuration through its ``storage`` provider, keeps it while
+the next trials share it, and tears it down before building another and when
+it closes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from iotune.errors import IotuneError, StoreError
+from iotune.owner import owner_is_dead, process_owner
+from iotune.records import BenchmarkSpec, Measurement
+from iotune.spec.storage import storage_config
+
+HEARTBEAT_S = 10.0
+"""Seconds between heartbeats of a running trial."""
+GRACE_S = 120.0
+"""A RUNNING trial whose heartbeat is older than this is taken over by another worker."""
+
+
+def stale_before(grace_s: float) -> str:
+    """ISO 8601 UTC time ``grace_s`` seconds ago: heartbeats older than this are stale."""
+    return (datetime.now(timezone.utc) - timedelta(seconds=grace_s)).isoformat(timespec="microseconds")
+
+
+def dead_owners(store, study) -> tuple[str, ...]:
+    """Owners of the study's RUNNING trials that provably no longer run on this host."""
+    return tuple(owner for owner in store.running_owners(study) if owner_is_dead(owner))
+
+
+@dataclass
+class WorkerReport:
+    """What a worker did: trials completed and failed, results dropped because another worker took the trial over."""
+
+    completed: int = 0
+    failed: int = 0
+    dropped: int = 0
+    testbeds_built: int = 0
+    testbed_warnings: list[str] = field(default_factory=list)
+
+
+TrialCallback = Callable[[object, Measurement], None]
+
+
+class Worker:
+    """Runs a study's queued trials with ``runner`` in ``scratch`` (or on testbeds from ``storage``)."""
+
+    def __init__(self, study, runner, scratch: Path, *, storage=None, platform: dict | None = None,
+                 owner: str | None = None, heartbeat_s: float = HEARTBEAT_S, grace_s: float = GRACE_S,
+                 on_trial: TrialCallback | None = None):
+        self.study = study
+        self.store = study.store
+        self.runner = runner
+        self.scratch = Path(scratch)
+        self.storage = storage
+        self.platform = platform
+        self.owner = owner or process_owner()
+        self.heartbeat_s = heartbeat_s
+        self.grace_s = grace_s
+        self.on_trial = on_trial
+        self.report = WorkerReport()
+        self._platform_ids: dict[str, int] = {}
+        self._session = None
+        self._session_key: str | None = None
+
+    def run_one(self) -> bool:
+        """Claim and run one trial; False when nothing is left to claim."""
+        trial = self.store.claim(self.study.id, self.owner, dead_owners=dead_owners(self.store, self.study.id),
+                                 stale_before=stale_before(self.grace_s))
+        if trial is None:
+            return False
+        try:
+            measurement = self._measure(trial)
+        except BaseException:
+            self.store.release(trial.id, self.owner)
+            raise
+        try:
+            self.store.finish_trial(trial.id, measurement, owner=self.owner)
+        except StoreError:
+            self.report.dropped += 1  # another worker took the trial over while this one was presumed dead
+            return True
+        if measurement.status == "COMPLETE":
+            self.report.completed += 1
+        else:
+            self.report.failed += 1
+        if self.on_trial is not None:
+            self.on_trial(trial, measurement)
+        return True
+
+    def drain(self, stop: Callable[[], bool] | None = None) -> None:
+        """Run trials until the queue has nothing claimable (or ``stop()`` says so)."""
+        while (stop is None or not stop()) and self.run_one():
+            pass
+
+    def _measure(self, trial) -> Measurement:
+        spec = BenchmarkSpec.from_dict(trial.benchmark) if trial.benchmark else None
+        if spec is None:
+            return Measurement.failed("the trial records no benchmark to run")
+        runner, scratch, storage = self.runner, self.scratch, None
+        if self.study.spec.uses_testbed:
+            configuration = self.study.space.configuration(trial.config)
+            storage = storage_config(self.study.space, configuration, self.study.spec.storage)
+            runner, scratch = self._testbed(storage)
+        self._set_platform(trial, storage)
+        beat = _Heartbeat(self.store, trial.id, self.owner, self.heartbeat_s)
+        with beat:
+            measurement = runner.run(spec, scratch)
+        if storage is not None:
+            measurement.extra["storage"] = storage.to_dict()
+        return measurement
+
+    def _set_platform(self, trial, storage) -> None:
+        if not self.platform:
+            return
+        info = dict(self.platform) if storage is None else {**self.platform, "fs_type": storage.fs}
+        key = json.dumps(info, sort_keys=True, default=str)
+        if key not in self._platform_ids:
+            self._platform_ids[key] = self.store.register_platform(info)
+        self.store.set_trial_platform(trial.id, self._platform_ids[key])
+
+    def _testbed(self, storage):
+        if self.storage is None:
+            raise IotuneError("this study's spec builds storage on testbeds; run it as root where loop devices and "
+                              "the blkio cgroup work")
+        key = json.dumps(storage.to_dict(), sort_keys=True)
+        if self._session is None or self._session_key != key:
+            self._close_session()
+            self._session, self._session_key = self.storage.open(storage), key
+            self.report.testbeds_built += 1
+        return self._session.runner, self._session.scratch
+
+    def _close_session(self) -> None:
+        if self._session is not None:
+            session, self._session, self._session_key = self._session, None, None
+            self.report.testbed_warnings += session.close()
+
+    def close(self) -> None:
+        """Tear down the current testbed, if any (the caller closes its own runner)."""
+        self._close_session()
+
+
+class _Heartbeat:
+    """Renews a claim every ``every`` seconds from a thread while a trial runs."""
+
+    def __init__(self, store, trial_id: int, owner: str, every: float):
+        self.store, self.trial_id, self.owner, self.every = store, trial_id, owner, every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="iotune-heartbeat", daemon=True)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                self.store.heartbeat(self.trial_id, self.owner)
+            except IotuneError:
+                pass  # a busy or closed store: the next beat tries again; the grace period allows for it
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def wait_for_trials(store, study_id: int, worker: Worker | None, wanted: set[tuple[str, int]],
+                    poll_s: float = 1.0) -> None:
+    """Run queued trials here (with ``worker``) until every wanted (configuration key, repeat) is finished.
+
+    Other workers may hold some of them: then this waits, draining again in
+    between, so a trial whose owner died is taken over here.
+    """
+    while True:
+        if worker is not None:
+            before = worker.report.completed + worker.report.failed
+            worker.drain()
+            if worker.report.completed + worker.report.failed > before:
+                continue
+        states = store.trial_states(study_id)
+        if all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted):
+            return
+        time.sleep(poll_s)

@@ -1,0 +1,159 @@
+"""Every sampler over a Space: finds optima, proposes each configuration once, is deterministic, never
+raises because runs failed (property tests drive ask/tell with random failures)."""
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from iotune.samplers import (
+    HEURISTICS,
+    SAMPLERS,
+    Grid,
+    Outcome,
+    SamplerError,
+    make_sampler,
+    optimize,
+)
+from iotune.space import Space
+
+BIG = Space.from_text("""
+name: big
+parameters:
+  - {name: x, type: integer, range: [0, 40], role: system, layer: application}
+  - {name: y, type: integer, range: [-10, 30], role: system, layer: application}
+  - {name: z, type: size, range: [1, 1024], role: system, layer: application}
+  - {name: c, type: categorical, levels: [a, b, c], role: system, layer: application}
+""")
+SMALL = Space.from_text("""
+name: small
+parameters:
+  - {name: x, type: integer, range: [0, 9], role: system, layer: application}
+  - {name: z, type: size, range: [1, 16], role: system, layer: application}
+  - {name: c, type: categorical, levels: [a, b], role: system, layer: application}
+""")
+RULED = Space.from_text("""
+name: ruled
+parameters:
+  - {name: collective, type: boolean, role: workload, layer: mpiio}
+  - {name: cb, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio,
+     when: collective}
+  - {name: nodes, type: integer, levels: [1, 2, 4, 8], role: system, layer: mpiio}
+  - {name: buffer, type: size, levels: [1MiB, 4MiB, 16MiB], role: system, layer: mpiio}
+constraints:
+  - "nodes <= 4 or buffer > 1048576"
+""")
+
+
+PB = ("screening", "pb-collect", "pb-walk")
+
+
+def build(name, space, **kwargs):
+    """The sampler ``name``; the Plackett-Burman ones screen RULED with levels every design row can take."""
+    if name in PB and space is RULED:
+        kwargs["options"] = {"levels": {"nodes": (1, 4)}}
+    return make_sampler(name, space, **kwargs)
+
+
+def separable(c):
+    return ((c["x"] - 17) ** 2 + (c["y"] - 5) ** 2 + (math.log2(c["z"]) - 6) ** 2 + (0 if c["c"] == "b" else 3))
+
+
+def small(c):
+    return (c["x"] - 3) ** 2 + (math.log2(c["z"]) - 2) ** 2 + (c["c"] == "a")
+
+
+@pytest.mark.parametrize("name", HEURISTICS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_heuristics_find_the_optimum(name, seed):
+    result = optimize(make_sampler(name, BIG, seed=seed, budget=500), separable)
+    assert result.best_value == 0.0
+    assert result.best == {"x": 17, "y": 5, "z": 64, "c": "b"}
+
+
+@pytest.mark.parametrize("name", ["random", "lhs"])
+def test_sampling_finds_the_optimum_of_a_small_space(name):
+    result = optimize(make_sampler(name, SMALL, seed=0, budget=80), small)
+    assert result.best == {"x": 3, "z": 4, "c": "b"}
+    assert result.evaluations <= 80
+
+
+@pytest.mark.parametrize("name", [n for n in SAMPLERS if n != "screening"])
+def test_each_configuration_is_proposed_once(name):
+    calls = []
+    result = optimize(make_sampler(name, SMALL, seed=1, budget=40), lambda c: calls.append(c.key) or small(c))
+    assert len(calls) == len(set(calls)) == result.evaluations == len(result.history) <= 40
+
+
+@pytest.mark.parametrize("name", list(SAMPLERS))
+def test_same_seed_same_proposals(name):
+    runs = [[c.key for c, _ in optimize(make_sampler(name, BIG, seed=7, budget=50), separable).history]
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+def test_budget_ends_the_sampler_and_a_space_can_be_exhausted():
+    sampler = make_sampler("random", BIG, seed=0, budget=3)
+    asked = sampler.ask(10)
+    assert len(asked) == 3 and sampler.ask(1) == []
+    result = optimize(make_sampler("random", SMALL, seed=0), small)
+    assert result.evaluations == SMALL.size and result.best_value == 0.0
+
+
+def test_heuristic_asks_one_at_a_time():
+    sampler = make_sampler("genetic", BIG, seed=0, budget=5)
+    first = sampler.ask(4)
+    assert len(first) == 1
+    with pytest.raises(SamplerError, match="tell"):
+        sampler.ask()
+
+
+def test_rules_and_constraints_are_respected():
+    for name in SAMPLERS:
+        result = optimize(build(name, RULED, seed=0, budget=40), lambda c: c["nodes"] + c["buffer"] / 2**20)
+        for configuration, _ in result.history:
+            assert RULED.is_valid(configuration)
+            assert configuration["cb"] is None or configuration["collective"]
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda: make_sampler("hill", SMALL), "sampler must be one of"),
+    (lambda: make_sampler("genetic", SMALL, options={"populace": 3}), "takes no option populace"),
+    (lambda: make_sampler("random", SMALL, budget=0), "budget"),
+    (lambda: make_sampler("screening", BIG, budget=3), "cannot hold it"),
+])
+def test_bad_samplers_are_one_line_errors(bad, message):
+    with pytest.raises(SamplerError, match=message):
+        bad()
+
+
+def test_grid_round_trips():
+    grid = Grid(BIG)
+    for key in [(0, 0, 0, 0), (40, 40, 10, 2), (17, 15, 6, 1)]:
+        assert grid.key(grid.configuration(key)) == key
+        assert grid.from_unit(grid.to_unit(key)) == key
+    assert grid.size == 41 * 41 * 11 * 3 and len(list(Grid(SMALL).keys())) == Grid(SMALL).size
+
+
+@pytest.mark.parametrize("name", list(SAMPLERS))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 1000), fates=st.lists(st.sampled_from(["ok", "failed", "invalid"]), min_size=1,
+                                                  max_size=60))
+def test_samplers_survive_any_sequence_of_failures(name, seed, fates):
+    """Failed and unrunnable configurations, long streaks of them, even nothing but them: never an exception,
+    never a configuration proposed twice, never past the budget."""
+    budget = max(len(fates), 16) if name in PB else len(fates)
+    sampler = build(name, RULED, seed=seed, budget=budget)
+    seen = set()
+    step = 0
+    while step < budget and (batch := sampler.ask(sampler.batch or 100)):
+        for configuration in batch:
+            assert configuration.key not in seen
+            seen.add(configuration.key)
+            fate = fates[step % len(fates)]
+            step += 1
+            outcome = {"ok": Outcome.of([1.0 + configuration["nodes"]]), "failed": Outcome("FAILED"),
+                       "invalid": Outcome("INVALID")}[fate]
+            sampler.tell(configuration, outcome)
+    assert len(seen) <= budget
