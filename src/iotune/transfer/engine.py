@@ -138,13 +138,15 @@ class TransferTuner:
         return chosen
 
     def best(self, observations=()) -> int | None:
-        """The candidate to declare: measured, never failed, lowest mean of its runs (None if there is none)."""
+        """The candidate to declare: measured, never failed, lowest mean of its runs (None if there is none).
+
+        (Declaring by the model's posterior mean instead, which pools a candidate's runs with what its
+        neighbours and the prior say, was measured worse on every replay table, the noisy one included.)"""
         summary = summarise(observations, len(self.candidates), self.log)
         ok = np.array([c not in summary.failed for c in summary.measured], dtype=bool)
         if not ok.any():
             return None
-        means = np.where(ok, summary.mean, np.inf)
-        return int(summary.measured[int(np.argmin(means))])
+        return int(summary.measured[int(np.argmin(np.where(ok, summary.mean, np.inf)))])
 
     def predict(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``)."""
