@@ -1,0 +1,158 @@
+"""Leave-one-workload-out replay of budgeted tuning strategies on measured tables.
+
+For every table, objective (time, cost), left-out target workload and seed,
+each strategy runs up to 20 configurations of the target, one at a time; a run
+"measures" by drawing one recorded repeat of the cell at random (a failed cell
+fails).  The other workloads are the prior (only the transfer strategies use
+it).  At each budget k the strategy's pick is the best of its first k runs by
+their measured values (the engine's ``best``), judged by the table's true
+means: regret = (true value of the pick - optimum) / optimum, no pick (every run
+failed) = infinite regret.  Reported per table, strategy, objective and k: the
+share of (target, seed) runs within 5 % of the optimum, and the median and 90th
+percentile regret.
+
+    .venv/bin/python benchmarks/replay.py [--seeds 10] [--tables scout,testbed] [--strategies ...]
+        [--jobs 2] [--out benchmarks/results/replay]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import multiprocessing
+import platform
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from replay_strategies import EXTRA, STRATEGIES  # noqa: E402
+from replay_tables import TABLES  # noqa: E402
+
+from iotune.transfer import load_table  # noqa: E402
+
+BUDGETS = (3, 5, 10, 20)
+WITHIN = 0.05
+
+
+def _run_target(task):
+    """Every strategy and seed on one (table, objective, target): rows of per-budget regrets."""
+    table_name, objective, target, strategies, seeds = task
+    spec = TABLES[table_name]()
+    table = load_table(spec)
+    truth = table.truth(objective)[target]
+    ok = np.isfinite(truth)
+    optimum = truth[ok].min()
+    rows = []
+    for name in strategies:
+        strategy = (STRATEGIES | EXTRA)[name]
+        for seed in seeds:
+            rng = np.random.default_rng([seed, target, zlib.crc32(f"{table_name}/{objective}/{name}".encode())])
+            start = time.perf_counter()
+            picks, runs = strategy(table, spec, objective, target, seed, max(BUDGETS), rng)
+            elapsed = time.perf_counter() - start
+            for k in BUDGETS:
+                pick = picks.get(k)
+                regret = math.inf if pick is None or not np.isfinite(truth[pick]) else float(truth[pick] / optimum - 1.0)
+                rows.append({"table": table_name, "objective": objective, "strategy": name,
+                             "target": table.workloads[target], "seed": seed, "k": k,
+                             "pick": None if pick is None else table.configurations[pick],
+                             "regret": regret, "runs": min(runs, k), "seconds": elapsed})
+    return rows
+
+
+def summarise(rows):
+    """Share within 5 %, median and p90 regret per (table, objective, strategy, k)."""
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["table"], row["objective"], row["strategy"], row["k"]), []).append(row)
+    summary = []
+    for (table, objective, strategy, k), group in groups.items():
+        regrets = np.array([r["regret"] for r in group])
+        summary.append({"table": table, "objective": objective, "strategy": strategy, "k": k,
+                        "within_5pct": float(np.mean(regrets <= WITHIN)),
+                        "median_regret": float(np.quantile(regrets, 0.5, method="inverted_cdf")),
+                        "p90_regret": float(np.quantile(regrets, 0.9, method="inverted_cdf")),
+                        "cases": len(group),
+                        "seconds_per_run": float(np.mean([r["seconds"] for r in group]))})
+    return summary
+
+
+def _print(summary, strategies):
+    def cell(entry):
+        return f"{entry['within_5pct']:4.2f} {entry['median_regret']:5.3f} {_fmt(entry['p90_regret'])}"
+
+    index = {(s["table"], s["objective"], s["strategy"], s["k"]): s for s in summary}
+    tables = sorted({s["table"] for s in summary})
+    for table in tables:
+        for objective in ("time", "cost"):
+            if not any(s["table"] == table and s["objective"] == objective for s in summary):
+                continue
+            cases = next(s["cases"] for s in summary if s["table"] == table and s["objective"] == objective)
+            print(f"\n{table} / {objective}  ({cases} cases per cell: targets x seeds)   "
+                  "each k: share within 5%, median regret, p90 regret")
+            print(f"{'strategy':<22}" + "".join(f"{'k=' + str(k):<20}" for k in BUDGETS) + "s/case")
+            for strategy in strategies:
+                entries = [index.get((table, objective, strategy, k)) for k in BUDGETS]
+                if None in entries:
+                    continue
+                print(f"{strategy:<22}" + "".join(f"{cell(e):<20}" for e in entries)
+                      + f"{entries[0]['seconds_per_run']:.3f}")
+
+
+def _fmt(value: float) -> str:
+    return "  inf" if math.isinf(value) else f"{value:5.3f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--tables", default=",".join(TABLES))
+    parser.add_argument("--objectives", default="time,cost")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES))
+    parser.add_argument("--targets", default=None, help="comma-separated target indices (default: all)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--out", default=None, help="write OUT.csv (every case) and OUT.json (summary)")
+    args = parser.parse_args()
+    strategies = args.strategies.split(",")
+    unknown = [s for s in strategies if s not in STRATEGIES | EXTRA]
+    if unknown:
+        parser.error(f"unknown strategies {unknown}; known: {', '.join(STRATEGIES | EXTRA)}")
+    tasks = []
+    for table_name in args.tables.split(","):
+        table = load_table(TABLES[table_name]())
+        targets = range(len(table.workloads)) if args.targets is None else [int(t) for t in args.targets.split(",")]
+        for objective in [o for o in args.objectives.split(",") if o in table.objectives]:
+            for target in targets:
+                tasks.append((table_name, objective, target, strategies, list(range(args.seeds))))
+    start = time.perf_counter()
+    if args.jobs > 1:
+        with multiprocessing.Pool(args.jobs) as pool:
+            results = pool.map(_run_target, tasks, chunksize=1)
+    else:
+        results = [_run_target(task) for task in tasks]
+    rows = [row for result in results for row in result]
+    summary = summarise(rows)
+    print(f"replay: {len(tasks)} (table, objective, target) tasks x {args.seeds} seeds, "
+          f"{time.perf_counter() - start:.0f} s wall, {args.jobs} jobs; {platform.python_version()}, "
+          f"{platform.machine()}")
+    _print(summary, strategies)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with open(out.with_suffix(".csv"), "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        out.with_suffix(".json").write_text(json.dumps({"command": " ".join(sys.argv), "summary": summary},
+                                                       indent=1, allow_nan=True))
+
+
+if __name__ == "__main__":
+    main()

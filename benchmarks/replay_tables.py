@@ -1,0 +1,95 @@
+"""The measurement tables the replay benchmark runs on, each described once (``iotune.transfer.TableSpec``).
+
+Add a table by adding a function returning its ``TableSpec`` to ``TABLES``.
+Every path is inside the repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iotune.recommend.cost import CostModel
+from iotune.transfer import Feature, TableSpec
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def scout() -> TableSpec:
+    """Scout (Hsu et al. 2018): 18 Spark/Hadoop jobs x 69 cloud clusters, one run each, time and cost."""
+
+    def derive(trial: dict) -> dict:
+        # "naive-bayes_huge_spark15" -> application, data size, framework
+        application, size, framework = trial["workload"].split("_")
+        return trial | {"application": application, "data_size": size, "framework": framework}
+
+    return TableSpec(
+        name="scout",
+        path=ROOT / "data/public/scout/scout.csv",
+        workload=(Feature("application"), Feature("data_size", "ordinal", ("bigdata", "huge")),
+                  Feature("framework")),
+        configuration=(Feature("vm_family"), Feature("vm_size", "ordinal", ("large", "xlarge", "2xlarge")),
+                       Feature("n_vms", "log2")),
+        objectives={"time": "time", "cost": "cost"},
+        failed="failed",
+        derive=derive,
+        label="workload",
+        source="data/public/scout/README.md",
+    )
+
+
+def testbed() -> TableSpec:
+    """iotune's testbed ground truth: 18 access patterns x 12 storage configurations x 5 repeats.
+
+    time = write + read seconds of a trial; cost = time / 3600 x the hourly price of one device of the
+    trial's device class (pricing.yaml: size_gb x price_gb_hour + max(write, read MB/s) x price_mbps_hour),
+    the storage term of ``iotune.recommend.cost`` (no compute instances: they cost the same everywhere).
+    """
+    pricing = CostModel.from_yaml()
+
+    def derive(trial: dict) -> dict:
+        seconds = float(trial["seconds"]) if trial["seconds"] else None
+        cost = "" if seconds is None else str(pricing.storage_cost(seconds, {"device_class": trial["cfg.device_class"]}))
+        return trial | {"cost": cost}
+
+    return TableSpec(
+        name="testbed",
+        path=ROOT / "data/ground_truth/testbed_ground_truth.csv",
+        workload=(Feature("cfg.api"), Feature("cfg.collective", "categorical", ("", "False", "True")),
+                  Feature("cfg.file_per_process"), Feature("cfg.transfer_size", "log2")),
+        configuration=(Feature("cfg.fs"), Feature("cfg.device_class", "ordinal", ("slow", "fast")),
+                       Feature("cfg.scheduler")),
+        objectives={"time": "seconds", "cost": "cost"},
+        trial="trial_uid",
+        summed=("seconds",),
+        derive=derive,
+        source="data/ground_truth/README.md",
+    )
+
+
+def hints() -> TableSpec:
+    """ROMIO hints ground truth (data/ground_truth/hints_ground_truth.*): workloads x hint settings x 5.
+
+    Collective workloads vary the cb_* hints, independent ones the romio_ds_* hints: an inactive hint is
+    an empty cell (its own level for the categorical hints, -1 for the log2 ones).  Time only: no device
+    or instance differs between configurations of one workload, so a cost would rank them as time does.
+    """
+    return TableSpec(
+        name="hints",
+        path=HINTS,
+        workload=(Feature("cfg.processes", "log2"), Feature("cfg.file_per_process"), Feature("cfg.collective"),
+                  Feature("cfg.transfer_size", "log2"), Feature("cfg.block_size", "log2"),
+                  Feature("cfg.segment_count", "log2")),
+        configuration=(Feature("cfg.cb_nodes", "log2", missing=-1.0),
+                       Feature("cfg.cb_buffer_size", "log2", missing=-1.0),
+                       Feature("cfg.romio_cb_write"), Feature("cfg.romio_cb_read"),
+                       Feature("cfg.romio_ds_write"), Feature("cfg.romio_ds_read")),
+        objectives={"time": "seconds"},
+        trial="trial_uid",
+        summed=("seconds",),
+        source="data/ground_truth/README.md",
+    )
+
+
+HINTS = ROOT / "data/ground_truth/hints_ground_truth.csv"
+TABLES = {"scout": scout, "testbed": testbed} | ({"hints": hints} if HINTS.exists() else {})
+"""Tables by name; the hints table joins once its CSV is in the repository."""

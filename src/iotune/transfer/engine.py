@@ -1,0 +1,377 @@
+"""The budgeted tuner's decision engine: which configuration to run next, and which one to declare.
+
+The target's configurations are a discrete candidate set (numeric feature
+rows).  Prior knowledge is other workloads' runs (``Prior``), laid over the
+candidates (``prior.lay_over``).  Lower values are better; the engine works on
+natural logs of the values (``log=True``), so differences are ratios.
+
+What it does, at every call, from the observations alone (no hidden state, so
+a tuner rebuilt from its runs continues exactly; ``seed`` fixes the only
+random draws, the space-filling start without a prior):
+
+1. **Experts.**  Each prior workload j predicts the target as ``a_j + b_j *
+   shape_j`` (its standardised log values under an affine map), fitted to the
+   target's measured candidates by least squares with the slope pulled
+   towards the prior's typical spread (``ridge``) and kept non-negative.  Its
+   weight is the workload-feature similarity (``exp(-d^2 / similarity)``
+   over features scaled to [0, 1]; uniform when the target's features are
+   unknown) times the likelihood of the target's runs under the map
+   (Gaussian residuals of the prior's ``misfit`` x ``fit_scale``: how far the
+   best other workload's map is from a workload, plus the runs' noise) times
+   ``failure_penalty`` per target failure where the workload neither failed
+   nor was slow (half a standard deviation above its mean).
+2. **Warm start.**  Until ``warm_start`` candidates have succeeded, the next
+   run extends a portfolio: the candidate that most lowers the weighted mean,
+   over prior workloads, of the best regret (capped at ``regret_cap``) within
+   the candidates already run plus it.
+3. **Model.**  Afterwards the prediction is the weighted experts' mean plus a
+   Gaussian-process model of the target's residuals (signal variance at
+   least misfit^2); its uncertainty is the experts' disagreement plus the
+   GP's.  From four measured candidates on, when the leave-one-out error of
+   a plain GP on the target's own points is lower than the experts', the
+   plain GP is used instead (``model_choice``).  The next run maximises
+   expected improvement times the chance the candidate does not fail: the
+   similarity-weighted share of prior workloads that failed on it, updated
+   by the target's own failed and successful runs nearby.
+4. **Noise.**  When no unmeasured candidate is expected to improve by
+   ``remeasure_below`` (log units, ~ a fraction) and the two best measured
+   candidates are not separated by two standard errors of the repeats'
+   spread, the less-measured of them is run again.  When every candidate
+   has run and nothing is contested, there is nothing left to suggest.
+
+Distances: each feature is scaled to [0, 1] over candidates and prior, and
+the columns of a one-hot group by 1/sqrt(2) more, so changing a category
+counts as a full step of a number.  Without a prior the engine is plain GP
+expected improvement after ``initial`` space-filling runs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import norm
+
+from iotune.transfer.errors import TransferError
+from iotune.transfer.gp import GaussianProcess, matern52
+from iotune.transfer.observations import Summary, summarise
+from iotune.transfer.prior import Prior, PriorMatrix, lay_over
+
+NORMALISATIONS = ("zscore", "rank")
+DEFAULT_NOISE = 0.02
+# Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
+DEFAULT_SPREAD = 0.3
+
+
+class TransferTuner:
+    """Suggest runs and declare a pick for one target workload (see the module docstring).
+
+    ``candidates``: (n, d) feature rows of the target's configurations.
+    ``prior``: other workloads' runs (a ``Prior``; None: none).  ``workload``:
+    the target's workload feature row, in the prior's encoding (None: unknown).
+    ``noise``: standard deviation of a run in log units (None: from repeats in
+    the observations or the prior, else 0.02).  ``normalise``: how a prior
+    workload's log values become its shape, ``zscore`` or ``rank`` (normal
+    scores).  ``log=False`` takes values as they are (already logs, say).
+    """
+
+    def __init__(self, candidates, prior: Prior | None = None, workload=None, *, seed: int = 0, log: bool = True,
+                 warm_start: int = 2, initial: int = 3, regret_cap: float = 1.0, similarity: float = 1.0,
+                 fit_scale: float = 1.0, ridge: float = 1.0, failure_penalty: float = 0.25,
+                 remeasure_below: float = 0.002, model_choice: bool = True, noise: float | None = None,
+                 normalise: str = "zscore"):
+        candidates = np.asarray(candidates, dtype=float)
+        if candidates.ndim == 1:
+            candidates = candidates.reshape(-1, 1)
+        if candidates.ndim != 2 or len(candidates) == 0 or not np.isfinite(candidates).all():
+            raise TransferError(f"candidates must be a non-empty 2-D array of finite feature rows, "
+                                f"got shape {candidates.shape}")
+        prior = Prior.empty(candidates.shape[1]) if prior is None else prior
+        if normalise not in NORMALISATIONS:
+            raise TransferError(f"normalise must be one of {', '.join(NORMALISATIONS)}, got {normalise!r}")
+        if not isinstance(prior, Prior):
+            raise TransferError(f"prior must be a Prior, got {type(prior).__name__}")
+        if prior.configurations.shape[1] != candidates.shape[1]:
+            raise TransferError(f"prior configurations have {prior.configurations.shape[1]} features, "
+                                f"candidates {candidates.shape[1]}")
+        self.candidates = candidates
+        self.seed = seed
+        self.log = log
+        self.warm_start = warm_start
+        self.initial = initial
+        self.regret_cap = regret_cap
+        self.similarity = similarity
+        self.fit_scale = fit_scale
+        self.ridge = ridge
+        self.failure_penalty = failure_penalty
+        self.remeasure_below = remeasure_below
+        self.model_choice = model_choice
+        self.noise = noise
+        self.normalise = normalise
+        rows = np.vstack([candidates, prior.configurations])
+        self._low = rows.min(axis=0)
+        span = rows.max(axis=0) - self._low
+        self._span = np.where(span > 0, span, 1.0) * _one_hot_stretch(rows)
+        self._unit = self._scale(candidates)
+        self.prior: PriorMatrix = lay_over(prior, candidates, self._scale, log, normalise)
+        self._similarity = self._workload_similarity(workload)
+
+    # ---------------------------------------------------------------- public
+
+    def suggest(self, observations=(), n: int = 1) -> list[int]:
+        """Up to ``n`` distinct candidate indices to run next (fewer, or none, when nothing is left worth
+        running).  ``observations``: (candidate index, value) pairs, value None or +inf for a failed run."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise TransferError(f"n must be a positive integer, got {n!r}")
+        observations = list(observations)
+        summary = summarise(observations, len(self.candidates), self.log)
+        chosen: list[int] = []
+        for slot in range(n):
+            pick = self._choose(summary, chosen, slot == 0)
+            if pick is None:
+                break
+            chosen.append(pick)
+            if slot + 1 < n:
+                mean, _ = self._posterior(summary)
+                observations.append((pick, self._raw(mean[pick])))
+                summary = summarise(observations, len(self.candidates), self.log)
+        return chosen
+
+    def best(self, observations=()) -> int | None:
+        """The candidate to declare: measured, never failed, lowest mean of its runs (None if there is none).
+
+        (Declaring by the model's posterior mean instead, which pools a candidate's runs with what its
+        neighbours and the prior say, was measured worse on every replay table, the noisy one included.)"""
+        summary = summarise(observations, len(self.candidates), self.log)
+        ok = np.array([c not in summary.failed for c in summary.measured], dtype=bool)
+        if not ok.any():
+            return None
+        return int(summary.measured[int(np.argmin(np.where(ok, summary.mean, np.inf)))])
+
+    def predict(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and standard deviation per candidate of its value (natural log of it when ``log``)."""
+        summary = summarise(observations, len(self.candidates), self.log)
+        return self._posterior(summary)
+
+    # -------------------------------------------------------------- internals
+
+    def _scale(self, rows: np.ndarray) -> np.ndarray:
+        return (np.asarray(rows, dtype=float) - self._low) / self._span
+
+    def _raw(self, value: float) -> float:
+        return float(math.exp(value)) if self.log else float(value)
+
+    def _workload_similarity(self, workload) -> np.ndarray:
+        J = self.prior.workloads
+        if J == 0:
+            return np.zeros(0)
+        if workload is None or self.prior.features is None:
+            return np.full(J, 1.0 / J)
+        workload = np.asarray(workload, dtype=float).reshape(-1)
+        features = self.prior.features
+        if workload.shape[0] != features.shape[1] or not np.isfinite(workload).all():
+            raise TransferError(f"workload must be {features.shape[1]} finite features like the prior's, "
+                                f"got {workload.tolist()}")
+        rows = np.vstack([features, workload])
+        span = np.ptp(rows, axis=0)
+        span[span == 0] = 1.0
+        distance2 = (((features - workload) / span) ** 2).sum(axis=1)
+        weights = np.exp(-distance2 / self.similarity) + 1e-3
+        return weights / weights.sum()
+
+    def _noise(self, summary: Summary) -> float:
+        if self.noise is not None:
+            return float(self.noise)
+        repeated = summary.count > 1
+        if repeated.any():
+            dof = (summary.count[repeated] - 1).sum()
+            target = float(np.sqrt((summary.var[repeated] * (summary.count[repeated] - 1)).sum() / dof))
+            if self.prior.noise is not None:
+                # pool with the prior's estimate, which rests on far more repeats
+                return float(np.sqrt((target**2 * dof + self.prior.noise**2 * 10) / (dof + 10)))
+            return max(target, 1e-3)
+        return self.prior.noise if self.prior.noise is not None else DEFAULT_NOISE
+
+    def _experts(self, summary: Summary, noise: float):
+        """Per prior workload: predictions (J, n) of the target and log-weights (J,)."""
+        P = self.prior
+        spread = P.spread
+        logw = np.log(np.maximum(self._similarity, 1e-300))
+        O, y = summary.measured, summary.mean
+        if len(O) == 0:
+            pred = P.level.copy()
+        else:
+            Z = P.shape[:, O]
+            zbar = Z.mean(axis=1)
+            ybar = y.mean()
+            zc = Z - zbar[:, None]
+            slope = (zc @ (y - ybar) + self.ridge * spread) / ((zc**2).sum(axis=1) + self.ridge)
+            slope = np.maximum(slope, 0.0)
+            intercept = ybar - slope * zbar
+            pred = intercept[:, None] + slope[:, None] * P.shape
+            residual = y - pred[:, O]
+            scale2 = noise**2 + self._misfit() ** 2
+            logw = logw - (summary.count * residual**2).sum(axis=1) / (2.0 * scale2)
+        for c in summary.failed:
+            consistent = P.failed[:, c] | (P.shape[:, c] >= 0.5)
+            logw = logw + np.where(consistent, 0.0, math.log(self.failure_penalty))
+        return pred, logw
+
+    @staticmethod
+    def _normalise(logw: np.ndarray) -> np.ndarray:
+        w = np.exp(logw - logw.max())
+        return w / w.sum()
+
+    def _posterior(self, summary: Summary) -> tuple[np.ndarray, np.ndarray]:
+        mean, std, _ = self._model(summary)
+        return mean, std
+
+    def _model(self, summary: Summary):
+        """Mean, standard deviation and failure probability per candidate."""
+        n = len(self.candidates)
+        noise = self._noise(summary)
+        O, y = summary.measured, summary.mean
+        J = self.prior.workloads
+        if J == 0:
+            if len(O) == 0:
+                return np.zeros(n), np.ones(n), np.zeros(n)
+            gp = GaussianProcess(constant_mean=True, noise_floor=noise**2,
+                                 variance_floor=DEFAULT_SPREAD**2 if len(O) < self.initial else 0.0)
+            mean, std = gp.fit(self._unit[O], y, summary.count).predict(self._unit)
+            return mean, std, self._failure(summary, np.zeros(n))
+        pred, logw = self._experts(summary, noise)
+        w = self._normalise(logw)
+        mean = w @ pred
+        disagreement = w @ (pred - mean) ** 2
+        # Failing (memory, timeouts) is a property of the workload more than of its performance curve's
+        # shape: weigh the prior's failures by workload similarity, not by the fit of the experts.
+        fail = self._failure(summary, self._similarity @ self.prior.failed)
+        if len(O) == 0:
+            return mean, np.sqrt(disagreement), fail
+        residual_gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit() ** 2)
+        gmean, gstd = residual_gp.fit(self._unit[O], y - mean[O], summary.count).predict(self._unit)
+        if self.model_choice and len(O) >= 4:
+            plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[O], y, summary.count)
+            if plain.loo_squared_error() < self._experts_loo(summary, noise):
+                pmean, pstd = plain.predict(self._unit)
+                return pmean, pstd, fail
+        return mean + gmean, np.sqrt(gstd**2 + disagreement), fail
+
+    def _misfit(self) -> float:
+        """How far, in log units, even a well-matched prior workload is expected to be off the target."""
+        return self.fit_scale * (self.prior.misfit if self.prior.misfit is not None else 0.25 * self.prior.spread)
+
+    def _failure(self, summary: Summary, prior_failure: np.ndarray) -> np.ndarray:
+        """Chance each candidate fails: the prior's, updated by the target's failed and successful runs
+        nearby (kernel-weighted counts, the prior worth one run)."""
+        if not summary.failed:
+            return prior_failure
+        failed = sorted(summary.failed)
+        typical = max(np.sqrt(self._unit.shape[1]) / 2.0, 0.25)
+        near_failed = matern52(self._unit, self._unit[failed], typical).sum(axis=1)
+        near_ok = matern52(self._unit, self._unit[summary.measured], typical).sum(axis=1) if len(summary.measured) \
+            else 0.0
+        return (prior_failure + near_failed) / (1.0 + near_failed + near_ok)
+
+    def _experts_loo(self, summary: Summary, noise: float) -> float:
+        """Mean squared leave-one-out error of the weighted experts on the target's measured candidates."""
+        errors = []
+        for k in range(len(summary.measured)):
+            keep = np.arange(len(summary.measured)) != k
+            reduced = Summary(summary.measured[keep], summary.mean[keep], summary.count[keep], summary.var[keep],
+                              summary.failed, summary.runs)
+            pred, logw = self._experts(reduced, noise)
+            w = self._normalise(logw)
+            errors.append((w @ pred[:, summary.measured[k]] - summary.mean[k]) ** 2)
+        return float(np.mean(errors))
+
+    def _choose(self, summary: Summary, chosen: list[int], first: bool) -> int | None:
+        n = len(self.candidates)
+        allowed = np.ones(n, dtype=bool)
+        allowed[list(summary.failed)] = False
+        allowed[chosen] = False
+        fresh = allowed.copy()
+        fresh[summary.measured] = False
+        rng = np.random.default_rng([self.seed, summary.runs, len(chosen)])
+        if not fresh.any():
+            return self._remeasure(summary, allowed, self._noise(summary)) if first else None
+        if self.prior.workloads == 0 and (len(summary.measured) == 0
+                                          or len(summary.measured) + len(summary.failed) < self.initial):
+            return self._space_filling(summary, chosen, fresh, rng)
+        if self.prior.workloads > 0 and len(summary.measured) < self.warm_start:
+            return self._portfolio(summary, chosen, fresh)
+        mean, std, fail = self._model(summary)
+        incumbent = summary.mean.min()
+        gain = _expected_improvement(mean, std, incumbent) * (1.0 - fail)
+        gain = np.where(fresh, gain, -np.inf)
+        pick = int(np.argmax(gain))
+        if first and gain[pick] < self.remeasure_below:
+            again = self._remeasure(summary, allowed, self._noise(summary))
+            if again is not None:
+                return again
+        return pick
+
+    def _portfolio(self, summary: Summary, chosen: list[int], fresh: np.ndarray) -> int:
+        _, logw = self._experts(summary, self._noise(summary))
+        w = self._normalise(logw)
+        loss = np.minimum(self.prior.regret, self.regret_cap)
+        tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
+        current = loss[:, tried].min(axis=1) if tried else np.full(len(w), self.regret_cap)
+        score = w @ np.minimum(current[:, None], loss) + 1e-3 * (w @ loss)
+        score = np.where(fresh, score, np.inf)
+        return int(np.argmin(score))
+
+    def _space_filling(self, summary: Summary, chosen: list[int], fresh: np.ndarray, rng) -> int:
+        tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
+        options = np.flatnonzero(fresh)
+        if not tried:
+            return int(rng.choice(options))
+        d = np.sqrt(((self._unit[options, None, :] - self._unit[None, tried, :]) ** 2).sum(-1)).min(axis=1)
+        far = options[d >= d.max() - 1e-12]
+        return int(rng.choice(far))
+
+    def _remeasure(self, summary: Summary, allowed: np.ndarray, noise: float) -> int | None:
+        """The less-measured of the two best measured candidates when noise cannot separate them, else None."""
+        ok = np.array([allowed[c] for c in summary.measured], dtype=bool)
+        if not ok.any():
+            return None
+        order = np.argsort(np.where(ok, summary.mean, np.inf), kind="stable")
+        order = [i for i in order if ok[i]]
+        if len(order) < 2:
+            return None
+        a, b = order[0], order[1]
+        gap = summary.mean[b] - summary.mean[a]
+        standard_error = noise * math.sqrt(1.0 / summary.count[a] + 1.0 / summary.count[b])
+        if gap >= 2.0 * standard_error:
+            return None
+        return int(summary.measured[b if summary.count[b] < summary.count[a] else a])
+
+
+def _one_hot_stretch(rows: np.ndarray) -> np.ndarray:
+    """Per column 1, or sqrt(2) for columns of a one-hot group (adjacent 0/1 columns with exactly one 1 per
+    row), so that changing a category moves a configuration by 1 as a full step of a scaled number does,
+    not by sqrt(2)."""
+    d = rows.shape[1]
+    stretch = np.ones(d)
+    binary = np.all((rows == 0) | (rows == 1), axis=0)
+    start = 0
+    while start < d:
+        if not binary[start]:
+            start += 1
+            continue
+        for end in range(start + 2, d + 1):
+            if not binary[end - 1]:
+                break
+            if np.all(rows[:, start:end].sum(axis=1) == 1):
+                stretch[start:end] = np.sqrt(2.0)
+                start = end - 1
+                break
+        start += 1
+    return stretch
+
+
+def _expected_improvement(mean: np.ndarray, std: np.ndarray, incumbent: float) -> np.ndarray:
+    std = np.maximum(std, 1e-12)
+    u = (incumbent - mean) / std
+    return (incumbent - mean) * norm.cdf(u) + std * norm.pdf(u)
+
