@@ -64,7 +64,7 @@ def measured_store(tmp_path, workloads=("64KiB", "1MiB", "4MiB")):
 def tuner(store, tmp_path, budget, runner=None, workload=None, **options):
     study = Study.open(store, "landscape")
     worker = Worker(study, runner or Landscape(seed=1), tmp_path)
-    return Tuner(study, worker, workload or {"transfer_size": 256 * 1024}, budget, objective=Objective("time"),
+    return Tuner(study, worker, {"transfer_size": 256 * 1024} if workload is None else workload, budget, objective=Objective("time"),
                  **options)
 
 
