@@ -60,6 +60,21 @@ def owner_is_dead(owner: str | None) -> bool:
     return start_ticks(int(pid)) != ticks
 
 
+def local_pid(owner: str | None) -> int | None:
+    """The pid of ``owner`` when it is a live process of this host (same host, boot and start time), else None.
+
+    A process of another host is never "local", even when a process of this
+    host happens to have the same pid: only what this returns may be signalled.
+    """
+    if not owner:
+        return None
+    parts = owner.split(":")
+    if len(parts) != 4 or parts[0] != this_host() or not parts[1].isdigit() or parts[2] != _boot_id():
+        return None
+    pid = int(parts[1])
+    return pid if start_ticks(pid) == parts[3] else None
+
+
 def owner_host(owner: str | None) -> str | None:
     """The host part of an owner."""
     return owner.split(":", 1)[0] if owner else None

@@ -25,8 +25,9 @@ import traceback
 from pathlib import Path
 
 from iotune.bench.kernel import run_kernel, summarise
+from iotune.bench.world import CONTROLLER_ENV
+from iotune.owner import owner_is_dead, process_owner, this_host
 from iotune.records import BenchmarkSpec
-from iotune.bench.world import pid_running
 
 
 def _test_hooks(rank: int) -> None:
@@ -71,14 +72,17 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
 
     A rank spinning in a collective whose peer died never reads its socket
     again, so only a watchdog can end it after the controller was SIGKILLed.
+    Only ranks on the controller's host can see it die (rank 0 always can);
+    ranks on other hosts leave when hydra, seeing rank 0 gone, ends their
+    proxy, their parent.
     """
-    controller = int(os.environ.get("IOTUNE_CONTROLLER_PID", "0"))
+    controller = os.environ.get(CONTROLLER_ENV, "")
     parent = os.getppid()
 
     def watch() -> None:
         while True:
             time.sleep(interval)
-            if os.getppid() != parent or (controller and not pid_running(controller)):
+            if os.getppid() != parent or owner_is_dead(controller):
                 os._exit(1)
 
     threading.Thread(target=watch, name="iotune-orphan-watchdog", daemon=True).start()
@@ -109,6 +113,8 @@ def serve(socket_path: str) -> None:
     rank = comm.Get_rank()
     node_comm = comm.Split_type(MPI.COMM_TYPE_SHARED)
     pids = comm.gather(os.getpid())
+    owners = comm.gather(process_owner())
+    nodes = comm.gather(os.environ.get("SLURMD_NODENAME") or this_host())
     channel = _Channel(socket_path) if rank == 0 else None
     if channel:
         channel.send(
@@ -117,6 +123,8 @@ def serve(socket_path: str) -> None:
                 "event": "hello",
                 "processes": comm.Get_size(),
                 "pids": pids,
+                "owners": owners,
+                "nodes": nodes,
                 "mpi_library": " ".join(MPI.Get_library_version().splitlines()[0].split()),
             }
         )

@@ -7,6 +7,14 @@ temporary directory.  When a rank dies, the world hangs past the timeout or
 mpiexec exits, the whole process tree is killed, the trial is reported as
 FAILED with the tail of the workers' stderr, and the next trial starts a new
 world.
+
+A world may span hosts (``mpiexec`` inside a Slurm allocation of several
+nodes).  Each rank reports its owner (host, pid, boot, start time:
+:mod:`iotune.owner`) and its node; the controller watches only the ranks of
+its own host through /proc, since a pid of another host means nothing here.
+A rank on another host that dies is noticed by hydra (which then ends the
+world) or, at worst, by the request's timeout.  Rank 0 always shares the
+controller's host: it talks to it over a Unix-domain socket.
 """
 
 from __future__ import annotations
@@ -23,11 +31,12 @@ import time
 import weakref
 from pathlib import Path
 
-from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import BenchError, MpiNotFoundError
+from iotune.owner import local_pid, owner_is_dead, process_owner
+from iotune.records import BenchmarkSpec, Measurement
 
 STARTUP_TIMEOUT = 60.0
-CONTROLLER_ENV = "IOTUNE_CONTROLLER_PID"
+CONTROLLER_ENV = "IOTUNE_CONTROLLER_OWNER"
 STDERR_TAIL = 400
 
 
@@ -101,6 +110,15 @@ def pid_running(pid: int) -> bool:
         return False
 
 
+def dead_local_ranks(owners: list[str]) -> list[int]:
+    """Ranks (by index) that provably died: those of this host whose process is gone.
+
+    A rank of another host is never reported here (its pid means nothing in
+    this host's /proc); hydra or the request's timeout notices it instead.
+    """
+    return [rank for rank, owner in enumerate(owners) if owner_is_dead(owner)]
+
+
 def _tail(path: Path, limit: int = STDERR_TAIL) -> str:
     try:
         text = path.read_text(errors="replace")
@@ -135,13 +153,23 @@ class WorkerWorld:
         self.timeout = timeout
         self.mpi_library = ""
         self._buffer = b""
-        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": []}
+        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": [], "owners": [], "nodes": []}
         self._finalizer = weakref.finalize(self, WorkerWorld._cleanup, self._st)
 
     @property
     def pids(self) -> list[int]:
         """Process ids of the ranks of the running world, rank order (empty before start)."""
         return list(self._st["pids"])
+
+    @property
+    def owners(self) -> list[str]:
+        """Owner (``host:pid:boot:start``) of each rank of the running world, rank order."""
+        return list(self._st["owners"])
+
+    @property
+    def nodes(self) -> list[str]:
+        """The node each rank runs on (Slurm's node name inside a job, else the host name), rank order."""
+        return list(self._st["nodes"])
 
     @property
     def _proc(self) -> subprocess.Popen | None:
@@ -173,7 +201,7 @@ class WorkerWorld:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(address)
         listener.listen(1)
-        env = {**os.environ, **self.env, CONTROLLER_ENV: str(os.getpid())}
+        env = {**os.environ, **self.env, CONTROLLER_ENV: process_owner()}
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
         command = [self.mpiexec, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
@@ -199,6 +227,8 @@ class WorkerWorld:
         finally:
             listener.close()
         self._st["pids"] = list(hello.get("pids", []))
+        self._st["owners"] = list(hello.get("owners", []))
+        self._st["nodes"] = list(hello.get("nodes", []))
         self.mpi_library = hello.get("mpi_library", "")
 
     def _why(self, what: str) -> str:
@@ -218,7 +248,7 @@ class WorkerWorld:
                 if self._proc.poll() is not None:
                     raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode}")) from None
                 # hydra sometimes misses a rank that died early and leaves the others waiting in a collective
-                dead = [rank for rank, pid in enumerate(self._st["pids"]) if not pid_running(pid)]
+                dead = dead_local_ranks(self._st["owners"])
                 if dead:
                     raise BenchError(self._why(f"rank {dead[0]} exited while the others were still running")) from None
                 continue
@@ -277,6 +307,7 @@ class WorkerWorld:
             return Measurement.failed(str(exc), hints_requested=dict(spec.hints))
         measurement = Measurement.from_dict(reply["measurement"])
         measurement.extra["mpi_library"] = self.mpi_library
+        measurement.extra["nodes"] = self.nodes
         return measurement
 
     def close(self) -> None:
@@ -302,8 +333,9 @@ class WorkerWorld:
             sock.close()
         if proc is not None:
             tree = process_tree(proc.pid) if proc.poll() is None else []
-            # Ranks orphaned by a dead mpiexec are no longer in its tree; kill them by pid.
-            orphans = [pid for pid in state["pids"] if pid not in tree and _is_worker(pid)]
+            # Ranks orphaned by a dead mpiexec are no longer in its tree; kill those of this host by pid.
+            alive_here = [local_pid(owner) for owner in state["owners"]]
+            orphans = [pid for pid in alive_here if pid is not None and pid not in tree and _is_worker(pid)]
             kill_tree(tree[::-1] + orphans)
             try:
                 proc.wait(timeout=5)
@@ -311,4 +343,4 @@ class WorkerWorld:
                 pass
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
-        state.update(proc=None, sock=None, dir=None, pids=[])
+        state.update(proc=None, sock=None, dir=None, pids=[], owners=[], nodes=[])
