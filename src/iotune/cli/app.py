@@ -20,9 +20,11 @@ from iotune.cli import (
     run_cmd,
     screen_cmd,
     space_cmd,
+    status_cmd,
     store_cmd,
     testbed_cmd,
     variability_cmd,
+    worker_cmd,
 )
 from iotune.errors import IotuneError
 
@@ -35,6 +37,8 @@ app = typer.Typer(
 )
 app.add_typer(space_cmd.app, name="space")
 app.command("bench")(bench_cmd.bench)
+app.command("worker")(worker_cmd.worker)
+app.command("status")(status_cmd.status)
 app.command("screen")(screen_cmd.screen)
 app.command("demo")(demo_cmd.demo)
 app.command("results")(results_cmd.results)

@@ -146,6 +146,17 @@ class Store:
         with self._read() as conn:
             return [queries.study_record(r) for r in conn.execute(sa.select(studies).order_by(studies.c.name))]
 
+    def update_settings(self, study: str | int, changes: dict) -> dict:
+        """Merge ``changes`` into a study's settings (e.g. the Slurm job that runs its workers); return them all."""
+        with self._write() as conn:
+            study_id = self._study_id(conn, study)
+            text = conn.execute(sa.select(studies.c.settings_json).where(studies.c.id == study_id)
+                                .with_for_update()).scalar()
+            settings = {**queries.loads(text, {}), **changes}
+            conn.execute(studies.update().where(studies.c.id == study_id)
+                         .values(settings_json=queries.dumps(settings, "study settings")))
+            return settings
+
     def delete_study(self, name: str) -> None:
         """Remove a study with all its trials, measurements and models; StoreError if there is none of that name."""
         with self._write() as conn:

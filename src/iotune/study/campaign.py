@@ -68,12 +68,18 @@ class Campaign:
     default to the spec's; ``objective`` is what the sampler minimises.
     ``worker`` None means every trial is run by workers elsewhere (a Slurm job
     array): the controller then only queues and waits.  ``on_batch(trials)``
-    is called with the number of trials queued for each round.
+    is called with the number of trials queued for each round; ``on_start()``
+    once this process holds the study's controller lease, before the first
+    proposal (an executor starts its workers there, so that none of them sees
+    a study without a controller); ``on_wait()`` every ``poll_s`` seconds while
+    the controller waits for trials run elsewhere (it may raise an IotuneError
+    to end the campaign, e.g. when the workers' job ended).
     """
 
     def __init__(self, study: Study, sampler: Sampler, worker: Worker | None, *, objective: Objective | None = None,
                  repeats: int | None = None, adaptive=None, retry_failed: bool = False,
-                 grace_s: float = GRACE_S, poll_s: float = POLL_S, on_batch: Callable[[int], None] | None = None):
+                 grace_s: float = GRACE_S, poll_s: float = POLL_S, on_batch: Callable[[int], None] | None = None,
+                 on_start: Callable[[], None] | None = None, on_wait: Callable[[], None] | None = None):
         self.study = study
         self.store = study.store
         self.sampler = sampler
@@ -85,9 +91,12 @@ class Campaign:
         self.grace_s = grace_s
         self.poll_s = poll_s
         self.on_batch = on_batch
+        self.on_start = on_start
+        self.on_wait = on_wait
         self.owner = worker.owner if worker is not None else process_owner()
         self.report = CampaignReport()
         self._walls: list[float] = []
+        self._round: set[tuple[str, int]] = set()
 
     def expected_trials(self) -> int | None:
         """Trials this campaign plans at most (designs and budgets), or None when the sampler cannot say."""
@@ -104,6 +113,8 @@ class Campaign:
         lease = _Lease(self.store, self.study.id, self.owner)
         try:
             with lease:
+                if self.on_start is not None:
+                    self.on_start()
                 while batch := self.sampler.ask(self.sampler.batch or 1_000_000):
                     runnable = [c for c in batch if self._check(c)]
                     self._measure(runnable)
@@ -112,6 +123,7 @@ class Campaign:
         except KeyboardInterrupt:
             self.report.interrupted = True
         finally:
+            self._count_round()
             self.store.release_controller(self.study.id, self.owner)
             if self.worker is not None:
                 self.report.testbeds_built = self.worker.report.testbeds_built
@@ -177,23 +189,41 @@ class Campaign:
             self.report.queued += queued
             if self.on_batch is not None and queue:
                 self.on_batch(len(queue))
-            self._run_until_finished({(c.key, repeat) for c, _ in queue})
+            self._round = {(c.key, repeat) for c, _ in queue}
+            self._run_until_finished(self._round)
+            self._count_round()
 
     def _run_until_finished(self, wanted: set[tuple[str, int]]) -> None:
-        """Run queued trials here (when this process has a worker) until every wanted trial is finished."""
+        """Run queued trials here (when this process has a worker) until every wanted trial is finished,
+        whoever runs them."""
         while True:
             if self.worker is not None:
                 before = self.worker.report.completed + self.worker.report.failed
                 self.worker.drain()
-                done = self.worker.report.completed + self.worker.report.failed - before
-                self.report.completed = self.worker.report.completed
-                self.report.failed = self.worker.report.failed
-                if done:
+                if self.worker.report.completed + self.worker.report.failed > before:
                     continue
-            states = self.store.trial_states(self.study.id)
-            if all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted):
+            if self._finished(wanted):
                 return
+            if self.on_wait is not None:
+                self.on_wait()
             time.sleep(self.poll_s)
+
+    def _finished(self, wanted: set[tuple[str, int]]) -> bool:
+        counts = self.store.queue_counts(self.study.id)
+        if counts.get("PENDING") or counts.get("RUNNING"):
+            return False  # cheap while trials are still queued or running; the full check below reads every state
+        states = self.store.trial_states(self.study.id)
+        return all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted)
+
+    def _count_round(self) -> None:
+        """Add the trials of the current round that are finished to the report (by whichever worker ran them)."""
+        if not self._round:
+            return
+        states = self.store.trial_states(self.study.id)
+        finished = [states.get(item) for item in self._round]
+        self.report.completed += finished.count("COMPLETE")
+        self.report.failed += finished.count("FAILED")
+        self._round = set()
 
     def _complete_times(self, keys: list[str]) -> dict[str, list[float]]:
         times: dict[str, list[float]] = {}
