@@ -24,7 +24,9 @@ from iotune.study.slurm import SlurmJob, active, cancel, check_clients, job_name
 
 
 class SlurmExecutor:
-    """Starts and watches one campaign's workers (a :class:`SlurmJob`) for the campaign's ``on_start``/``on_wait``.
+    """Starts and watches one campaign's workers (a :class:`SlurmJob`) through the campaign's ``on_start`` and
+    ``on_wait`` hooks, which run while the campaign holds the study's lease (so no worker sees the study
+    without a controller before the first trial is queued).
 
     The job runs ``worker_command`` with ``env`` (which carries the store's
     URL); scripts and the workers' output go to ``log_dir``.  When the job has
@@ -47,7 +49,7 @@ class SlurmExecutor:
         self._checked = 0.0
 
     def start(self) -> None:
-        """Re-attach to the study's job when resuming and it still runs; else submit a new one."""
+        """Once the campaign holds the study: when resuming, re-attach to the study's job if it still runs."""
         previous = (self.store.get_study(self.study).settings or {}).get("executor") or {}
         if self.resume and previous.get("kind") == "slurm":
             tasks = active(task_states(str(previous["job"])))
@@ -55,8 +57,6 @@ class SlurmExecutor:
                 self.job_id = str(previous["job"])
                 self.terminal.info(f"re-attached to Slurm job {self.job_id} ({len(tasks)} worker tasks running or "
                                    "pending)")
-                return
-        self._submit()
 
     def _submit(self) -> None:
         stamp = datetime.now(timezone.utc)
@@ -71,7 +71,12 @@ class SlurmExecutor:
                            f"worker logs in {self.log_dir})")
 
     def wait(self) -> None:
-        """While the campaign waits: check (every few seconds) that the job still has tasks that run or will."""
+        """While the campaign waits for trials: submit the job the first time (so that a campaign with nothing
+        left to measure submits none), then check every few seconds that it has tasks that run or will."""
+        if self.job_id is None:
+            self._submit()
+            self._checked = time.monotonic()
+            return
         if time.monotonic() - self._checked < self.check_every_s:
             return
         self._checked = time.monotonic()

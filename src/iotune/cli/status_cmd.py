@@ -15,7 +15,6 @@ import typer
 from iotune.cli.common import StoreProgress
 from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
-from iotune.study.worker import GRACE_S
 
 STATES = ("PENDING", "RUNNING", "COMPLETE", "FAILED", "INVALID")
 
@@ -30,7 +29,7 @@ def _age(stamp: str | None) -> float | None:
         return None
 
 
-def snapshot(store, study: str, grace_s: float = GRACE_S) -> dict:
+def snapshot(store, study: str, grace_s: float) -> dict:
     """The study's state as plain data: trial counts, controller, owners of running trials, Slurm job."""
     from iotune.owner import owner_host, owner_is_dead
 
@@ -105,13 +104,15 @@ def status(study: str = typer.Option(..., "--study", "-s", help="The study to sh
            follow: bool = typer.Option(False, "--follow", help="Show a progress bar until the campaign ends "
                                        "(Ctrl-C stops watching; the campaign goes on)."),
            fmt: str = FORMAT,
-           grace: float = typer.Option(GRACE_S, "--grace", min=1, help="Seconds without a heartbeat after which a "
-                                       "worker or the controller counts as gone."),
+           grace: float = typer.Option(None, "--grace", min=1, help="Seconds without a heartbeat after which a "
+                                       "worker or the controller counts as gone (default 120)."),
            every: float = typer.Option(2.0, "--every", min=0.1, help="With --follow: seconds between looks.")) -> None:
     """A study's queue counts, controller, live workers and their heartbeats, and its Slurm job."""
     from iotune.store import Store
+    from iotune.study.worker import GRACE_S
 
     check_format(fmt)
+    grace = grace or GRACE_S
     terminal = Terminal()
     with Store(db) as store:
         data = snapshot(store, study, grace)

@@ -11,7 +11,6 @@ import typer
 from iotune.cli.common import default_scratch, prepare_scratch, runner_and_storage
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
-from iotune.study.worker import GRACE_S
 
 RUNNER_HELP = ("builtin (MPI-IO/POSIX via mpi4py), ior, or replay:TABLE.csv (recorded trials looked up instead of "
                "measured: a stand-in for the storage, for rehearsals).")
@@ -41,9 +40,9 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
            max_trials: int = typer.Option(None, "--max-trials", min=1, help="Leave after this many trials."),
            idle_exit: float = typer.Option(None, "--idle-exit", min=0, help="Leave after this many seconds without "
                                            "a trial to run, even while the study's controller lives."),
-           grace: float = typer.Option(GRACE_S, "--grace", min=1, help="Seconds without a heartbeat after which a "
+           grace: float = typer.Option(None, "--grace", min=1, help="Seconds without a heartbeat after which a "
                                        "RUNNING trial (its worker presumed dead) or the controller's lease is "
-                                       "taken over."),
+                                       "taken over (default 120)."),
            poll_max: float = typer.Option(2.0, "--poll-max", min=0.01, help="Longest pause, in seconds, between two "
                                           "looks at an empty queue."),
            runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
@@ -61,6 +60,7 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
     from iotune.store import Store
     from iotune.study import Study, Worker
     from iotune.study.slurm import allocation
+    from iotune.study.worker import GRACE_S
 
     terminal = Terminal()
     with _stop_signals() as caught:
@@ -73,7 +73,7 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
                 slurm = allocation()
                 extra = {"slurm": slurm} if slurm else {}
                 done = Worker(opened, bench_runner, where, storage=storage, platform=platform_info(where),
-                              grace_s=grace, extra=extra, on_trial=_log_trial(terminal))
+                              grace_s=grace or GRACE_S, extra=extra, on_trial=_log_trial(terminal))
                 job = f" in Slurm job {slurm['job']}_{slurm['task']} on {slurm['nodes']} node(s)" if slurm else ""
                 terminal.info(f"worker {done.owner}{job}: study {study} in {store!r}, scratch {where}")
                 try:

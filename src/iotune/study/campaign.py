@@ -70,10 +70,12 @@ class Campaign:
     array): the controller then only queues and waits.  ``on_batch(trials)``
     is called with the number of trials queued for each round; ``on_start()``
     once this process holds the study's controller lease, before the first
-    proposal (an executor starts its workers there, so that none of them sees
-    a study without a controller); ``on_wait()`` every ``poll_s`` seconds while
-    the controller waits for trials run elsewhere (it may raise an IotuneError
-    to end the campaign, e.g. when the workers' job ended).
+    proposal (an executor re-attaches to running workers there);
+    ``on_wait()`` every ``poll_s`` seconds while the controller waits for
+    trials run elsewhere (an executor starts its workers at the first call, so
+    none of them sees a study without a controller or a campaign with nothing
+    to run, and checks on them later; it may raise an IotuneError to end the
+    campaign, e.g. when the workers' job ended).
     """
 
     def __init__(self, study: Study, sampler: Sampler, worker: Worker | None, *, objective: Objective | None = None,
