@@ -23,6 +23,10 @@ from iotune.errors import IotuneError
 from iotune.study.slurm import SlurmJob, active, cancel, check_clients, job_name, job_script, submit, task_states
 
 
+EMPTY_POLLS_PER_S = 200.0
+"""How often, in all, idle workers may ask the store for a trial (see docs/benchmarks.md for what it costs)."""
+
+
 class SlurmExecutor:
     """Starts and watches one campaign's workers (a :class:`SlurmJob`) through the campaign's ``on_start`` and
     ``on_wait`` hooks, which run while the campaign holds the study's lease (so no worker sees the study
@@ -119,7 +123,11 @@ def measure_on_slurm(spec, study: str, db: str | None, job: SlurmJob, *, resume:
         raise IotuneError("--executor slurm needs a store every node reaches: a PostgreSQL URL (--db "
                           "postgresql+psycopg://user@host/db, after pip install 'iotune[postgres]'); SQLite's locks "
                           "do not hold across hosts")
-    command = [sys.executable, "-m", "iotune", "worker", "--study", study, "--timeout", str(timeout)]
+    # An idle worker asks the store at most every poll_max seconds: together the workers ask about
+    # EMPTY_POLLS_PER_S times a second, and a small campaign's workers wake within 0.1 s of a new round.
+    poll_max = max(0.1, job.workers / EMPTY_POLLS_PER_S)
+    command = [sys.executable, "-m", "iotune", "worker", "--study", study, "--timeout", str(timeout),
+               "--poll-max", f"{poll_max:g}"]
     if runner.startswith("replay:"):
         from iotune.study.replay import ReplayTable
 
