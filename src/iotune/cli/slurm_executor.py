@@ -117,12 +117,12 @@ def measure_on_slurm(spec, study: str, db: str | None, job: SlurmJob, *, resume:
     from iotune.study.measure import prepare
 
     terminal = terminal or Terminal()
-    check_clients()
     url = normalize_url(db if db is not None else os.environ.get("IOTUNE_DB"))
     if url.startswith("sqlite"):
         raise IotuneError("--executor slurm needs a store every node reaches: a PostgreSQL URL (--db "
                           "postgresql+psycopg://user@host/db, after pip install 'iotune[postgres]'); SQLite's locks "
                           "do not hold across hosts")
+    check_clients()
     # An idle worker asks the store at most every poll_max seconds: together the workers ask about
     # EMPTY_POLLS_PER_S times a second, and a small campaign's workers wake within 0.1 s of a new round.
     poll_max = max(0.1, job.workers / EMPTY_POLLS_PER_S)

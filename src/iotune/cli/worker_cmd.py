@@ -60,7 +60,7 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
     from iotune.store import Store
     from iotune.study import Study, Worker
     from iotune.study.slurm import allocation
-    from iotune.study.worker import GRACE_S
+    from iotune.study.worker import GRACE_S, HEARTBEAT_S
 
     terminal = Terminal()
     with _stop_signals() as caught:
@@ -72,8 +72,10 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
                                                            replay_scale=replay_scale)
                 slurm = allocation()
                 extra = {"slurm": slurm} if slurm else {}
+                grace = grace or GRACE_S
                 done = Worker(opened, bench_runner, where, storage=storage, platform=platform_info(where),
-                              grace_s=grace or GRACE_S, extra=extra, on_trial=_log_trial(terminal))
+                              grace_s=grace, heartbeat_s=min(HEARTBEAT_S, grace / 4), extra=extra,
+                              on_trial=_log_trial(terminal))
                 job = f" in Slurm job {slurm['job']}_{slurm['task']} on {slurm['nodes']} node(s)" if slurm else ""
                 terminal.info(f"worker {done.owner}{job}: study {study} in {store!r}, scratch {where}")
                 try:

@@ -112,7 +112,7 @@ class Campaign:
         """Ask, measure and tell until the sampler is done; Ctrl-C ends it cleanly (``report.interrupted``)."""
         started = time.monotonic()
         self._acquire_lease()
-        lease = _Lease(self.store, self.study.id, self.owner)
+        lease = _Lease(self.store, self.study.id, self.owner, every=min(HEARTBEAT_S, self.grace_s / 4))
         try:
             with lease:
                 if self.on_start is not None:
