@@ -200,3 +200,18 @@ def test_three_workers_tune_as_well_as_one_within_the_same_runs_in_less_time(slu
     assert best(parallel) <= best(serial) * 1.02
     assert most_at_once(serial) == 1 and most_at_once(parallel) == 3
     assert span(parallel) < 0.8 * span(serial)
+
+
+def test_a_trials_ranks_span_the_nodes_of_its_workers_allocation(slurm, new_postgres_database, tmp_path):
+    url = new_postgres_database()
+    (tmp_path / "wide.yaml").write_text(TINY.replace("name: tiny", "name: wide").replace("processes: 2", "processes: 3")
+                                        .replace("levels: [64KiB, 128KiB, 256KiB]", "levels: [64KiB]")
+                                        .replace("repeats: 4", "repeats: 1"))
+    done = iotune("bench", "wide.yaml", "--db", url, "--executor", "slurm", "--workers", "1", "--nodes-per-trial",
+                  "3", "--scratch", tmp_path / "scratch", slurm=slurm, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = trials(url, "wide")
+    assert len(found) == 6 and {t.state for t in found} == {"COMPLETE"}
+    for trial in found:
+        assert sorted(trial.extra["nodes"]) == ["n1", "n2", "n3"]  # one rank on each node of the allocation
+        assert trial.extra["slurm"]["nodes"] == 3
