@@ -12,8 +12,10 @@ UPDATE SKIP LOCKED``, then the update to RUNNING, one transaction), "runs" it
 ``seconds``.  Then the same workers poll an empty queue (what idle workers do)
 for a few seconds.  Printed per worker count: trials finished per second, the
 claim and commit latency (median, 95th and 99th percentile, ms) and the empty
-polls per second the server answered.  Everything runs on this host: the
-workers compete with the server for the same cores.
+polls per second the server answered, and the CPU time the server spent per
+trial and per empty poll (the postmaster and its backends, from /proc): what
+sizes a dedicated server.  Everything runs on this host: the workers compete
+with the server for the same cores.
 """
 
 from __future__ import annotations
@@ -71,6 +73,24 @@ class Server:
         engine.dispose()
         return f"postgresql+psycopg://postgres@/{name}?host={self.root}&port={self.port}"
 
+    def cpu_seconds(self) -> float:
+        """CPU time the server has used so far: the postmaster and its live children, plus reaped backends."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        total = 0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(entry) == postmaster:
+                total += sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
+            elif int(fields[1]) == postmaster:
+                total += int(fields[11]) + int(fields[12])
+        return total / ticks
+
     def close(self) -> None:
         subprocess.run(["runuser", "-u", "postgres", "--", str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m",
                         "immediate", "stop"], cwd=self.root, capture_output=True)
@@ -85,13 +105,15 @@ def fill(url: str, trials: int) -> None:
                                      for i in range(start, min(trials, start + 5000))])
 
 
-def simulated_worker(url, start_at, busy_until, idle_until, trial_s, results) -> None:
-    """Claim, sleep, commit until ``busy_until``; then poll the (empty) queue until ``idle_until``."""
+def simulated_worker(url, go, start, seconds, idle_seconds, trial_s, results) -> None:
+    """Once ``go`` is set, claim, sleep, commit for ``seconds``; then poll the (empty) queue for ``idle_seconds``."""
     claims, commits, polls = [], [], 0
     with Store(url) as store:
         owner = process_owner()
         study = store.get_study("queue").id
-        time.sleep(max(0.0, start_at - time.time()))
+        go.wait()
+        busy_until, idle_until = start.value + seconds, start.value + seconds + idle_seconds
+        time.sleep(max(0.0, start.value - time.time()))
         while time.time() < busy_until:
             began = time.perf_counter()
             trial = store.claim(study, owner)
@@ -121,13 +143,20 @@ def percentiles(values: list[float]) -> str:
 def run(server: Server, workers: int, seconds: float, trial_ms: float, idle_seconds: float, prefill: int) -> str:
     url = server.database(f"queue_{workers}_{int(trial_ms)}")
     fill(url, prefill)
-    results = mp.Queue()
-    start = time.time() + 3.0 + workers * 0.02
-    busy_until, idle_until = start + seconds, start + seconds + idle_seconds
-    processes = [mp.Process(target=simulated_worker, args=(url, start, busy_until, idle_until, trial_ms / 1000,
+    results, go, start = mp.Queue(), mp.Event(), mp.Value("d", 0.0)
+    processes = [mp.Process(target=simulated_worker, args=(url, go, start, seconds, idle_seconds, trial_ms / 1000,
                                                            results)) for _ in range(workers)]
     for process in processes:
         process.start()
+    time.sleep(5.0 + workers * 0.05)  # every worker has connected
+    start.value = time.time() + 1.0
+    busy_until, idle_until = start.value + seconds, start.value + seconds + idle_seconds
+    go.set()
+    time.sleep(max(0.0, start.value - time.time()))
+    cpu = [server.cpu_seconds()]
+    for moment in (busy_until, idle_until):
+        time.sleep(max(0.0, moment - time.time()))
+        cpu.append(server.cpu_seconds())
     gathered = [results.get(timeout=seconds + idle_seconds + 600) for _ in processes]
     for process in processes:
         process.join()
@@ -138,8 +167,9 @@ def run(server: Server, workers: int, seconds: float, trial_ms: float, idle_seco
         done = store.queue_counts("queue").get("COMPLETE", 0)
     if done >= prefill:
         print(f"warning: the queue ran dry ({prefill} trials); raise --prefill", file=sys.stderr)
+    busy_cpu, idle_cpu = cpu[1] - cpu[0], cpu[2] - cpu[1]
     return (f"| {workers} | {trial_ms:g} | {done / seconds:.0f} | {percentiles(claims)} | {percentiles(commits)} | "
-            f"{polls / idle_seconds:.0f} |")
+            f"{1000 * busy_cpu / max(done, 1):.2f} | {polls / idle_seconds:.0f} | {1000 * idle_cpu / max(polls, 1):.2f} |")
 
 
 def main() -> None:
@@ -154,8 +184,8 @@ def main() -> None:
     server = Server(max(args.workers) + 20)
     try:
         print("| workers | trial ms | trials/s | claim ms p50 / p95 / p99 | commit ms p50 / p95 / p99 | "
-              "empty polls/s |")
-        print("|---|---|---|---|---|---|")
+              "server CPU ms / trial | empty polls/s | server CPU ms / empty poll |")
+        print("|---|---|---|---|---|---|---|---|")
         for trial_ms in args.trial_ms:
             for workers in args.workers:
                 print(run(server, workers, args.seconds, trial_ms, args.idle_seconds, args.prefill), flush=True)

@@ -120,8 +120,7 @@ class Campaign:
                 while batch := self.sampler.ask(self.sampler.batch or 1_000_000):
                     runnable = [c for c in batch if self._check(c)]
                     self._measure(runnable)
-                    for configuration in runnable:
-                        self._tell(configuration)
+                    self._tell(runnable)
         except KeyboardInterrupt:
             self.report.interrupted = True
         finally:
@@ -246,10 +245,16 @@ class Campaign:
         planner = RepeatPlanner(adaptive.rel_half_width, adaptive.confidence, self.repeats)
         return planner.should_stop(samples).stop
 
-    def _tell(self, configuration: Configuration) -> None:
-        outcome = self.objective.outcome(self.store.trials(self.study.id, config_keys=[configuration.key]))
-        self.sampler.tell(configuration, outcome)
-        self.report.configurations += 1
+    def _tell(self, configurations: list[Configuration]) -> None:
+        """Tell the sampler each configuration's outcome, in ask order (one read of the store for the batch)."""
+        if not configurations:
+            return
+        found: dict[str, list] = {}
+        for trial in self.store.trials(self.study.id, config_keys=[c.key for c in configurations]):
+            found.setdefault(trial.config_key, []).append(trial)
+        for configuration in configurations:
+            self.sampler.tell(configuration, self.objective.outcome(found.get(configuration.key, [])))
+            self.report.configurations += 1
 
 
 def _storage_key(spec, configuration: Configuration) -> str:
