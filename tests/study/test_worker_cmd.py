@@ -95,6 +95,10 @@ def test_sigterm_gives_the_trial_back_and_exits_143(tmp_path):
     table = subprocess.run([sys.executable, "-m", "iotune", "status", "--study", "gt", "--db", url],
                            capture_output=True, text=True, timeout=60, env={**os.environ, "IOTUNE_PLAIN": "1"})
     assert "PENDING 2" in table.stderr and "controller: none" in table.stderr
+    follow = subprocess.run([sys.executable, "-m", "iotune", "status", "--study", "gt", "--db", url, "--follow",
+                             "--every", "0.2"], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "IOTUNE_PLAIN": "1"})
+    assert follow.returncode == 0 and "2 trials are queued but nothing runs them" in follow.stderr
 
 
 class _Lease:

@@ -135,24 +135,32 @@ def status(study: str = typer.Option(..., "--study", "-s", help="The study to sh
             _follow(store, study, grace, every, terminal)
 
 
+def _still_going(data: dict, counts: dict) -> bool | str:
+    """True while something will still change the study; else "" (it is done) or why it is stuck."""
+    if data["controller"] is not None and data["controller"]["alive"]:
+        return True
+    if counts.get("RUNNING", 0):
+        return True  # workers are on it (or their trials will be taken over)
+    pending = counts.get("PENDING", 0)
+    if not pending:
+        return ""
+    slurm = data["slurm"]
+    if slurm is not None and slurm.get("active"):
+        return True
+    job = f" and Slurm job {slurm['job']} has ended" if slurm is not None else ""
+    return (f"{pending} trials are queued but nothing runs them: no controller, no running worker{job}; continue "
+            "with the campaign's command and --resume, or start workers with `iotune worker`")
+
+
 def _follow(store, study: str, grace: float, every: float, terminal: Terminal) -> None:
     record = store.get_study(study)
     try:
         with terminal.progress(study, None) as bar:
             progress = StoreProgress(store, record.id, bar, whole_study=True, states=("COMPLETE", "FAILED", "INVALID"))
-            while True:
-                counts = progress.update()
-                data = snapshot(store, study, grace)
-                busy = counts.get("PENDING", 0) + counts.get("RUNNING", 0)
-                controller = data["controller"] is not None and data["controller"]["alive"]
-                if not busy and not controller:
-                    break
-                slurm = data["slurm"]
-                if busy and not controller and slurm and slurm.get("tasks") is not None and not slurm.get("active"):
-                    terminal.warn(f"{busy} trials are queued but neither a controller nor the workers of Slurm job "
-                                  f"{slurm['job']} run: continue with `iotune bench SPEC --resume --executor slurm`")
-                    break
+            while (why := _still_going(snapshot(store, study, grace), progress.update())) is True:
                 time.sleep(every)
+            if why:
+                terminal.warn(why)
     except KeyboardInterrupt:
         terminal.info("stopped watching; the campaign goes on")
         return
