@@ -21,7 +21,8 @@ where a workload is asked for (``iotune recommend --workload``, ``iotune run
 and, describing the source beyond what the benchmark runs: ``interface`` (what
 the application called: POSIX, STDIO, MPIIO, HDF5, PnetCDF, DFS, ...),
 ``job_processes`` (every rank of the job), ``bytes_read``/``bytes_written``
-(job totals), ``modules``, ``source``, ``notes`` and ``warnings``.
+(job totals), ``io_seconds`` (the slowest process's I/O time, when the source
+timed it, e.g. Darshan), ``modules``, ``source``, ``notes`` and ``warnings``.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class Workload:
     job_processes: int | None = None
     bytes_read: int = 0
     bytes_written: int = 0
+    io_seconds: float | None = None
     modules: list[str] = field(default_factory=list)
     source: str = ""
     notes: list[str] = field(default_factory=list)
@@ -181,8 +183,8 @@ def workload_values(data: Any, source: str = "--workload", *, descriptive: bool 
                 hint = f", did you mean {close[0]!r}?" if close else ""
             raise WorkloadError(f"{source}: unknown workload field {name!r}{hint} "
                                 f"(fields: {', '.join(BENCHMARK_FIELDS)})")
-        if name not in BENCHMARK_FIELDS and not descriptive:
-            continue
+        if (name not in BENCHMARK_FIELDS and not descriptive) or value is None:
+            continue  # None: not known (e.g. job_processes of a workload given by hand)
         out[name] = _normalise(name, value, source)
     return out
 
@@ -209,6 +211,10 @@ def _normalise(name: str, value: Any, source: str) -> Any:
             return number
         if name in ("api", "operation", "interface", "source"):
             return str(value)
+        if name == "io_seconds":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ValueError("is not a non-negative number of seconds")
+            return float(value)
         if name in ("modules", "notes", "warnings"):
             if not isinstance(value, list):
                 raise ValueError("is not a list")

@@ -115,17 +115,3 @@ def test_stamped_pages_are_all_different():
     del words, buffer
     region.close()
 
-
-def test_trial_dirs_of_dead_runners_are_swept(tmp_path):
-    import os
-
-    from iotune.bench.runner import TRIAL_PREFIX, remove_stale_trial_dirs
-
-    dead = tmp_path / f"{TRIAL_PREFIX}999999999-abc"
-    mine = tmp_path / f"{TRIAL_PREFIX}{os.getpid()}-def"
-    other = tmp_path / "user-data"
-    for directory in (dead, mine, other):
-        directory.mkdir()
-    (dead / "testFile").write_bytes(b"left by a SIGKILL")
-    assert remove_stale_trial_dirs(tmp_path) == [dead]
-    assert not dead.exists() and mine.exists() and other.exists()

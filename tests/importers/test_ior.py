@@ -11,7 +11,7 @@ from iotune.importers.ior import UNSET, import_ior, read_ior_runs
 from iotune.space import Space
 from iotune.store import Store
 
-FIXTURES = Path(__file__).parent / "bench" / "fixtures" / "ior"
+FIXTURES = Path(__file__).parents[1] / "bench" / "fixtures" / "ior"
 README_OPTIONS = {
     "a_posix_fpp_1m": "-a POSIX -F -w -r -e -t 1m -b 64m",
     "b_mpiio_shared_coll_4m": "-a MPIIO -c -w -r -e -t 4m -b 64m",

@@ -14,10 +14,10 @@ LOGS = Path(__file__).parent / "fixtures"
 KIB, MIB = 1024, 1 << 20
 
 
-def test_ior_posix_16procs():
-    w = from_darshan(LOGS / "ior-posix-16procs.darshan")
-    assert (w.processes, w.io_processes, w.api, w.shared_file, w.collective) == (16, 16, "POSIX", True, False)
-    assert (w.request_size, w.bytes_per_process) == (256 * KIB, 1 * MIB)
+def test_ior_posix_16procs(profile):
+    w = profile("ior-posix-16procs")
+    assert (w.job_processes, w.processes, w.api, w.file_per_process, w.collective) == (16, 16, "POSIX", False, False)
+    assert (w.transfer_size, w.block_size) == (256 * KIB, 1 * MIB)
     assert (w.bytes_read, w.bytes_written) == (16 * MIB, 16 * MIB)
     spec = w.to_benchmark_spec()
     assert (spec.block_size, spec.transfer_size, spec.operation, spec.file_per_process) == (MIB, 256 * KIB,
@@ -26,27 +26,27 @@ def test_ior_posix_16procs():
 
 @pytest.mark.parametrize("name, api, module", [("ior-hdf5-4procs", "HDF5", "H5D"),
                                                ("ior-pnetcdf-4procs", "PnetCDF", "PNETCDF_VAR")])
-def test_high_level_libraries(name, api, module):
-    w = from_darshan(LOGS / f"{name}.darshan")
-    assert (w.processes, w.api, w.request_size, w.bytes_per_process) == (4, api, 256 * KIB, MIB)
+def test_high_level_libraries(profile, name, api, module):
+    w = profile(name)
+    assert (w.processes, w.interface, w.transfer_size, w.block_size) == (4, api, 256 * KIB, MIB)
     assert module in w.modules and f"{api} module present" in w.notes
     assert w.to_benchmark_spec().api == "MPIIO"
 
 
-def test_mpi_io_test_darshan_340_is_independent():
-    w = from_darshan(LOGS / "mpi-io-test-4procs-darshan-3.4.0.darshan")
-    assert (w.processes, w.api, w.collective, w.request_size) == (4, "MPIIO", False, 16 * MIB)
+def test_mpi_io_test_darshan_340_is_independent(profile):
+    w = profile("mpi-io-test-4procs-darshan-3.4.0")
+    assert (w.processes, w.api, w.collective, w.transfer_size) == (4, "MPIIO", False, 16 * MIB)
     assert any("format 3.21" in n and "3.4.0" in n for n in w.notes)
 
 
-def test_imbalanced_io_partial_data():
-    w = from_darshan(LOGS / "imbalanced-io.darshan")
-    assert (w.processes, w.api, w.collective, w.shared_file) == (496, "MPIIO", True, True)
+def test_imbalanced_io_partial_data(profile):
+    w = profile("imbalanced-io")
+    assert (w.processes, w.api, w.collective, w.file_per_process) == (496, "MPIIO", True, False)
     assert any("partial data" in x and "POSIX" in x for x in w.warnings)
 
 
-def test_dlio_single_non_mpi_process():
-    w = from_darshan(LOGS / "dlio-python3.darshan")
+def test_dlio_single_non_mpi_process(profile):
+    w = profile("dlio-python3")
     assert (w.processes, w.api, w.operation) == (1, "POSIX", "read")
     assert {"POSIX", "STDIO"} <= set(w.modules) and any("non-MPI" in n for n in w.notes)
 
@@ -69,11 +69,11 @@ def test_damaged_files_are_one_line_errors(tmp_path, damage):
 
 def test_ior_command_line():
     w = from_ior_command("ior -a MPIIO -c -t 4m -b 64m -s 2 -F -w -r -e -np 8 --bogus")
-    assert (w.processes, w.api, w.collective, w.shared_file, w.iterations) == (8, "MPIIO", True, False, 2)
-    assert (w.request_size, w.bytes_per_process, w.bytes_written) == (4 * MIB, 64 * MIB, 8 * 2 * 64 * MIB)
+    assert (w.processes, w.api, w.collective, w.file_per_process, w.segment_count) == (8, "MPIIO", True, True, 2)
+    assert (w.transfer_size, w.block_size, w.bytes_written) == (4 * MIB, 64 * MIB, 8 * 2 * 64 * MIB)
     assert any("--bogus" in x for x in w.warnings)
     long = from_ior_command("mpiexec -n 4 /opt/ior --api=NCMPI --blockSize 16m -t1m -r")
-    assert (long.processes, long.api, long.bytes_written, long.operation) == (4, "PnetCDF", 0, "read")
+    assert (long.processes, long.interface, long.bytes_written, long.operation) == (4, "PnetCDF", 0, "read")
     with pytest.raises(WorkloadError, match="not an IOR"):
         from_ior_command("mpiexec -n 4 ./app")
     with pytest.raises(WorkloadError, match="-t"):
@@ -82,14 +82,24 @@ def test_ior_command_line():
 
 def test_yaml_workload(tmp_path):
     path = tmp_path / "w.yaml"
-    path.write_text("processes: 4\napi: MPIIO\nbytes_per_process: 64MiB\nrequest_size: 4MiB\n"
+    path.write_text("processes: 4\napi: MPIIO\nblock_size: 64MiB\ntransfer_size: 4MiB\n"
                     "bytes_written: 256MiB\ncollective: true\n")
     w = from_yaml(path)
-    assert (w.io_processes, w.request_size, w.operation, w.collective) == (4, 4 * MIB, "write", True)
-    assert Workload.from_dict(w.to_dict()) == w
-    path.write_text("processes: 4\napi: FORTRAN\nbytes_per_process: 1\nrequest_size: 1\n")
+    assert (w.processes, w.transfer_size, w.operation, w.collective) == (4, 4 * MIB, "write", True)
+    path.write_text("processes: 4\napi: FORTRAN\nblock_size: 1\ntransfer_size: 1\n")
     with pytest.raises(WorkloadError, match="api must be"):
         load_workload(path)
+
+
+def test_workload_round_trip_without_job_processes():
+    w = Workload.from_io(interface="MPIIO", processes=4, transfer_size=MIB, bytes_per_process=4 * MIB,
+                         collective=True, shared_file=True)
+    assert Workload.from_mapping(w.to_dict()) == w
+
+
+def test_workload_round_trip(profile):
+    w = profile("gen-dfs-ior-4procs")
+    assert Workload.from_mapping(w.to_dict(), w.source) == w
 
 
 def test_cli_profile(capsys, tmp_path):

@@ -2,7 +2,8 @@
 
 import json
 
-from iotune.cli.recommend_cmd import parse_workload, run_recommend
+from iotune.cli.recommend_cmd import run_recommend
+from iotune.profile import workload_values_from
 from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 from iotune.spec.mapping import hints_of
 from tests.cli.conftest import run_iotune
@@ -33,7 +34,7 @@ def test_hints_follow_mapping(hints_space):
 def test_run_recommend_json_and_hints_dir(hints_space, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("IOTUNE_PLAIN", "1")
     model = make_model(hints_space, synthetic_time)
-    workload = parse_workload("transfer_size=1MiB, collective=true")
+    workload, _ = workload_values_from("transfer_size=1MiB, collective=true")
     run_recommend(model, workload, top=2, hints_dir=tmp_path / "h", fmt="json")
     out, err = capsys.readouterr()
     data = json.loads(out)
@@ -46,9 +47,12 @@ def test_run_recommend_json_and_hints_dir(hints_space, tmp_path, capsys, monkeyp
 
 
 def test_cli_bad_input_is_one_line(tmp_path):
-    result = run_iotune("recommend", "--study", "nope", "--workload", "a=1", "--db", tmp_path / "x.db", cwd=tmp_path)
+    result = run_iotune("recommend", "--study", "nope", "--workload", "transfer_size=1MiB", "--db", tmp_path / "x.db",
+                        cwd=tmp_path)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == \
         [f"error: no study named 'nope' in sqlite:///{tmp_path / 'x.db'}"] or "nope" in result.stderr
     result = run_iotune("recommend", "--study", "s", "--workload", "junk", cwd=tmp_path)
-    assert "error: --workload: 'junk' is not name=value" in result.stderr and "Traceback" not in result.stderr
+    assert "error: --workload: 'junk' is not name=value pairs" in result.stderr and "Traceback" not in result.stderr
+    result = run_iotune("recommend", "--study", "s", "--workload", "a=1", cwd=tmp_path)
+    assert "error: --workload: unknown workload field 'a'" in result.stderr

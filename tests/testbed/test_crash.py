@@ -46,7 +46,7 @@ def test_cleanup_after_sigkill_removes_exactly_the_dead_testbed(testbed_root):
     assert leftovers(testbed_root) == []
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_signal_tears_the_testbed_down(testbed_root, signum):
     process, _ = start_owner(testbed_root)
     process.send_signal(signum)

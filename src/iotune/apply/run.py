@@ -14,24 +14,16 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
-import sys
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iotune import __version__
 from iotune.apply.applied import Applied
 from iotune.apply.choose import Choice, choose_configuration
-from iotune.apply.settings import apply_configuration
-from iotune.records import Measurement, PhaseResult
+from iotune.apply.command import RUNNER, execute
 from iotune.errors import IotuneError
-from iotune.profile import WorkloadError, from_darshan
+from iotune.records import Measurement
 from iotune.space import Space
-
-RUNNER = "command"
-
+from iotune.spec.mapping import env_of, hints_of
 
 @dataclass
 class RunResult:
@@ -58,17 +50,6 @@ def launched_processes(command: list[str]) -> int | None:
     return None
 
 
-def darshan_log_of(environ: dict, started: float) -> Path | None:
-    """The Darshan log a run wrote: ``DARSHAN_LOGFILE``, else the newest ``*.darshan`` in ``DARSHAN_LOGPATH``."""
-    if environ.get("DARSHAN_LOGFILE"):
-        path = Path(environ["DARSHAN_LOGFILE"])
-        return path if path.is_file() and path.stat().st_mtime >= started - 1 else None
-    if environ.get("DARSHAN_LOGPATH"):
-        logs = [p for p in Path(environ["DARSHAN_LOGPATH"]).rglob("*.darshan") if p.stat().st_mtime >= started - 1]
-        return max(logs, key=lambda p: p.stat().st_mtime) if logs else None
-    return None
-
-
 def runs_study(store, record):
     """The study that holds the application runs made under ``record``'s configurations (created on first use)."""
     name = f"{record.name}-runs"
@@ -76,7 +57,8 @@ def runs_study(store, record):
     if runs is None:
         runs = store.create_study(name, record.space_yaml, record.space_hash,
                                   {"source": "iotune run", "tuning_study": record.name},
-                                  description=f"application runs tuned from study {record.name}")
+                                  description=f"application runs tuned from study {record.name}",
+                                  spec_yaml=record.spec_yaml)
     elif runs.space_hash != record.space_hash:
         raise IotuneError(f"study {name!r} holds runs of another space than study {record.name!r}")
     return runs
@@ -112,34 +94,13 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
     trial_id = store.start_trial(runs.id, configuration.to_dict(), configuration.key, configuration.workload_key,
                                  _next_repeat(store, runs.name, configuration.key), platform_id,
                                  benchmark)
-    with tempfile.TemporaryDirectory(prefix="iotune-run-") as directory:
-        applied = apply_configuration(space, configuration, directory, environ=environ, override=override)
-        started = time.time()
-        begin = time.perf_counter()
-        try:
-            returncode = subprocess.run(command, env={**environ, **applied.env}).returncode
-        except OSError as exc:
-            store.finish_trial(trial_id, Measurement.failed(f"cannot run {command[0]}: {exc.strerror}",
-                                                            runner=RUNNER, command=shlex.join(command)))
-            raise IotuneError(f"cannot run {command[0]!r}: {exc.strerror}") from None
-        wall = time.perf_counter() - begin
-    warnings: list[str] = []
-    log = darshan_log_of(environ, started)
-    nbytes = 0
-    if log is not None:
-        try:
-            profile = from_darshan(log)
-            nbytes = profile.bytes_read + profile.bytes_written
-        except WorkloadError as exc:
-            warnings.append(f"Darshan log not used: {exc}")
-    phase = PhaseResult("run", nbytes, wall, 0.0, wall, 0.0, 0)
-    status = "COMPLETE" if returncode == 0 else "FAILED"
-    measurement = Measurement(
-        status=status, phases=[phase],
-        error=None if returncode == 0 else f"exit status {returncode}",
-        hints_requested=applied.hints, runner=RUNNER, command=shlex.join(command), wall_seconds=wall,
-        extra={"iotune_version": __version__, "choice": choice.how, "reason": choice.reason,
-               "kept": applied.kept, "overridden": applied.overridden, "darshan_log": str(log) if log else None,
-               "phase_bytes_source": "darshan" if nbytes else "unknown", "python": sys.executable})
-    store.finish_trial(trial_id, measurement)
-    return RunResult(choice, applied, returncode, wall, nbytes, trial_id, str(log) if log else None, warnings)
+    try:
+        execution = execute(command, hints_of(space, configuration), env_of(space, configuration), environ=environ,
+                            override=override)
+    except OSError as exc:
+        store.finish_trial(trial_id, Measurement.failed(f"cannot run {command[0]}: {exc.strerror}",
+                                                        runner=RUNNER, command=shlex.join(command)))
+        raise IotuneError(f"cannot run {command[0]!r}: {exc.strerror}") from None
+    store.finish_trial(trial_id, execution.measurement(command, {"choice": choice.how, "reason": choice.reason}))
+    return RunResult(choice, execution.applied, execution.returncode, execution.wall_seconds, execution.bytes,
+                     trial_id, execution.darshan_log, execution.warnings)

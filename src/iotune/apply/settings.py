@@ -45,14 +45,23 @@ def _mpich_value(environ: Mapping[str, str], chosen: dict[str, str], kept: set[s
 def apply_configuration(space, configuration: Mapping[str, Any], directory: str | Path, *,
                         environ: Mapping[str, str] | None = None, override: bool = False,
                         lustre_dir: str | Path | None = None, run_lfs: bool = False) -> Applied:
+    """Apply a configuration of ``space``: its MPI-IO hints and ``env:`` parameters (:func:`apply_settings`)."""
+    return apply_settings(hints_of(space, configuration), env_of(space, configuration), directory, environ=environ,
+                          override=override, lustre_dir=lustre_dir, run_lfs=run_lfs)
+
+
+def apply_settings(chosen: Mapping[str, str], variables: Mapping[str, str], directory: str | Path, *,
+                   environ: Mapping[str, str] | None = None, override: bool = False,
+                   lustre_dir: str | Path | None = None, run_lfs: bool = False) -> Applied:
     """Write the ROMIO hints file in ``directory`` and return the variables, files and commands that apply it.
 
-    ``environ`` (default ``os.environ``) is where the user's own settings are
-    read.  ``lustre_dir`` adds an ``lfs setstripe`` command for the striping
-    hints; it runs only when ``run_lfs`` and ``lfs`` is on PATH.
+    ``chosen`` are MPI-IO hints (key -> value), ``variables`` environment
+    variables to set.  ``environ`` (default ``os.environ``) is where the user's
+    own settings are read.  ``lustre_dir`` adds an ``lfs setstripe`` command for
+    the striping hints; it runs only when ``run_lfs`` and ``lfs`` is on PATH.
     """
     environ = os.environ if environ is None else environ
-    chosen = hints_of(space, configuration)
+    chosen = dict(chosen)
     user = user_hints(environ)
     applied = Applied(chosen=dict(chosen))
     merged = {key: value for key, (value, _where) in user.items()}
@@ -75,7 +84,7 @@ def apply_configuration(space, configuration: Mapping[str, Any], directory: str 
     for key, value in chosen.items():
         if key not in kept:
             applied.env[f"{IOR_PREFIX}{key}"] = value
-    for name, value in env_of(space, configuration).items():
+    for name, value in variables.items():
         if name in environ and environ[name] != value:
             target = applied.overridden if override else applied.kept
             target[name] = environ[name]

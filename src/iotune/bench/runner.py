@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import shlex
 import shutil
 import sys
@@ -13,8 +12,9 @@ from pathlib import Path
 from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
+from iotune.bench.ownership import current_owner, remove_stale
+from iotune.bench.world import WorkerWorld, find_mpiexec
 from iotune.records import BenchmarkSpec, Measurement
-from iotune.bench.world import WorkerWorld, find_mpiexec, pid_running
 from iotune.errors import MpiNotFoundError
 from iotune.units import format_size
 
@@ -72,27 +72,24 @@ TRIAL_PREFIX = "iotune-trial-"
 
 
 def remove_stale_trial_dirs(scratch: Path) -> list[Path]:
-    """Remove trial directories left in ``scratch`` by a runner process that no longer exists (a SIGKILL)."""
-    removed = []
-    try:
-        candidates = list(Path(scratch).glob(f"{TRIAL_PREFIX}*"))
-    except OSError:
-        return removed
-    for directory in candidates:
-        owner = directory.name[len(TRIAL_PREFIX):].split("-", 1)[0]
-        if not owner.isdigit() or pid_running(int(owner)):
-            continue
-        shutil.rmtree(directory, ignore_errors=True)
-        removed.append(directory)
-    return removed
+    """Remove trial directories in ``scratch`` whose owner provably no longer runs (a SIGKILLed runner).
+
+    Trial directories are named ``iotune-trial-<host>_<boot>_<pidns>_<pid>_<start>_XXXXXXXX``
+    (:mod:`iotune.bench.ownership`): on a scratch shared by several nodes, a directory
+    of another host, or one without an owner tag, is never touched.
+    """
+    return remove_stale(Path(scratch), TRIAL_PREFIX)
 
 
 def make_trial_dir(scratch: Path) -> Path:
-    """Create a unique per-trial directory directly inside ``scratch`` (raises OSError when unusable)."""
+    """Create a unique per-trial directory directly inside ``scratch``, named by host and owner.
+
+    Raises OSError when ``scratch`` is unusable or the directory would land outside it.
+    """
     root = Path(scratch).resolve(strict=True)
     if not root.is_dir():
         raise NotADirectoryError(f"{root} is not a directory")
-    trial = Path(tempfile.mkdtemp(prefix=f"{TRIAL_PREFIX}{os.getpid()}-", dir=root)).resolve()
+    trial = Path(tempfile.mkdtemp(prefix=TRIAL_PREFIX + current_owner().tag, dir=root)).resolve()
     if trial.parent != root:
         shutil.rmtree(trial, ignore_errors=True)
         raise PermissionError(f"trial directory {trial} escaped {root}")
@@ -107,11 +104,14 @@ class BuiltinRunner:
     or environment replaces it, so at most one world is alive.  ``timeout`` is
     seconds per trial; ``cache_mode`` is how reads avoid the page cache
     ("auto", "drop_caches", "o_direct", "fadvise_dontneed", "page_cache").
+    ``nodes`` > 1 spreads each trial's ranks over that many nodes: those of the
+    Slurm allocation the runner is built in (:class:`WorkerWorld`).
     """
 
     name = "builtin"
 
-    def __init__(self, mpiexec: str | None = None, timeout: float = 600.0, cache_mode: str = "auto"):
+    def __init__(self, mpiexec: str | None = None, timeout: float = 600.0, cache_mode: str = "auto",
+                 nodes: int = 1):
         if cache_mode not in CACHE_MODES:
             raise ValueError(f"cache_mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
         self.mpiexec = find_mpiexec(mpiexec)
@@ -119,6 +119,7 @@ class BuiltinRunner:
             raise MpiNotFoundError(f"mpi4py is not installed for {sys.executable}; pip install mpich mpi4py")
         self.timeout = timeout
         self.cache_mode = cache_mode
+        self.nodes = nodes
         self._world: WorkerWorld | None = None
         self._world_key: tuple | None = None
         self._swept: set[Path] = set()
@@ -138,7 +139,8 @@ class BuiltinRunner:
         key = (spec.processes, tuple(sorted(spec.env.items())))
         if self._world is None or self._world_key != key:
             self.close()
-            self._world = WorkerWorld(spec.processes, self.mpiexec, env=spec.env, timeout=self.timeout)
+            self._world = WorkerWorld(spec.processes, self.mpiexec, env=spec.env, timeout=self.timeout,
+                                      nodes=self.nodes)
             self._world_key = key
         return self._world
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -24,9 +25,10 @@ import time
 import traceback
 from pathlib import Path
 
+from iotune.bench import mpi_temp
 from iotune.bench.kernel import run_kernel, summarise
 from iotune.bench.world import CONTROLLER_ENV
-from iotune.owner import owner_is_dead, process_owner, this_host
+from iotune.owner import host_name, owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec
 
 
@@ -74,7 +76,9 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
     again, so only a watchdog can end it after the controller was SIGKILLed.
     Only ranks on the controller's host can see it die (rank 0 always can);
     ranks on other hosts leave when hydra, seeing rank 0 gone, ends their
-    proxy, their parent.
+    proxy, their parent.  Leaving without MPI_Finalize, a rank first removes
+    the shared-memory files it maps, which nobody else would (the controller
+    that would is gone).
     """
     controller = os.environ.get(CONTROLLER_ENV, "")
     parent = os.getppid()
@@ -83,6 +87,7 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
         while True:
             time.sleep(interval)
             if os.getppid() != parent or owner_is_dead(controller):
+                mpi_temp.remove_own()
                 os._exit(1)
 
     threading.Thread(target=watch, name="iotune-orphan-watchdog", daemon=True).start()
@@ -114,7 +119,7 @@ def serve(socket_path: str) -> None:
     node_comm = comm.Split_type(MPI.COMM_TYPE_SHARED)
     pids = comm.gather(os.getpid())
     owners = comm.gather(process_owner())
-    nodes = comm.gather(os.environ.get("SLURMD_NODENAME") or this_host())
+    nodes = comm.gather(os.environ.get("SLURMD_NODENAME") or host_name())
     channel = _Channel(socket_path) if rank == 0 else None
     if channel:
         channel.send(
@@ -164,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 1:
         print("usage: python -m iotune.bench.worker <control socket path>", file=sys.stderr)
         return 2
+    # gforker stops the other ranks with SIGINT when one fails: die quietly, as a C rank would, so the
+    # stderr tail the controller reports shows the launcher's "Return code" lines, not a Python traceback
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     _exit_when_orphaned()
     serve(argv[0])
     return 0

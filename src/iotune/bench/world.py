@@ -8,17 +8,29 @@ mpiexec exits, the whole process tree is killed, the trial is reported as
 FAILED with the tail of the workers' stderr, and the next trial starts a new
 world.
 
-A world may span hosts (``mpiexec`` inside a Slurm allocation of several
-nodes).  Each rank reports its owner (host, pid, boot, start time:
-:mod:`iotune.owner`) and its node; the controller watches only the ranks of
-its own host through /proc, since a pid of another host means nothing here.
-A rank on another host that dies is noticed by hydra (which then ends the
-world) or, at worst, by the request's timeout.  Rank 0 always shares the
-controller's host: it talks to it over a Unix-domain socket.
+A world leaves nothing behind: its socket directory is named by its owner and
+removed (stale ones of dead owners on this host too), and the shared-memory
+and hwloc files MPICH keeps only until MPI_Finalize are removed when the world
+is killed (:mod:`iotune.bench.mpi_temp`).  A world of one node (the default)
+has all its ranks on this host, so it is launched so that nothing listens on a
+network address other than loopback (:func:`local_launcher`,
+:data:`LOOPBACK_ENV`).
+
+A world of several nodes (``nodes`` > 1: a worker inside a Slurm allocation of
+that many nodes) is launched by the given ``mpiexec`` itself (MPICH's hydra,
+which starts its proxies on the allocation's nodes with ``srun``), and its
+ranks talk over the network.  Each rank reports its owner (:mod:`iotune.owner`)
+and its node; the controller judges only the ranks of its own host through
+/proc (dead ranks, orphans to kill, MPI files to remove), since a pid of
+another host means nothing here.  A rank on another host that dies is noticed
+by hydra, which then ends the world, or at worst by the request's timeout.
+Rank 0 always shares the controller's host: it talks to it over a Unix socket.
 """
 
 from __future__ import annotations
 
+import filecmp
+import functools
 import json
 import os
 import shutil
@@ -31,6 +43,8 @@ import time
 import weakref
 from pathlib import Path
 
+from iotune.bench import mpi_temp
+from iotune.bench.ownership import current_owner, remove_stale
 from iotune.errors import BenchError, MpiNotFoundError
 from iotune.owner import local_pid, owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec, Measurement
@@ -38,6 +52,10 @@ from iotune.records import BenchmarkSpec, Measurement
 STARTUP_TIMEOUT = 60.0
 CONTROLLER_ENV = "IOTUNE_CONTROLLER_OWNER"
 STDERR_TAIL = 400
+WORLD_PREFIX = "iotune-world-"
+# The network layers of MPICH's ch4 netmods listen on every interface unless told otherwise:
+# UCX's TCP transport on each network device, libfabric's tcp/sockets providers on the first one.
+LOOPBACK_ENV = {"UCX_NET_DEVICES": "lo", "FI_TCP_IFACE": "lo", "FI_SOCKETS_IFACE": "lo"}
 
 
 def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
@@ -54,6 +72,29 @@ def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
     if found:
         return found
     raise MpiNotFoundError("mpiexec not found beside the Python interpreter or on PATH; pip install mpich mpi4py")
+
+
+@functools.lru_cache(maxsize=8)
+def local_launcher(mpiexec: str) -> str:
+    """The launcher for a world whose ranks all run on this host.
+
+    Hydra's mpiexec listens for its proxies on all interfaces (0.0.0.0) whatever
+    ``-iface``, ``-localhost``, ``-hosts`` or HYDRA_IFACE say (MPICH 5.0.2: the
+    control socket is bound to INADDR_ANY).  MPICH's gforker process manager,
+    installed beside it as ``mpiexec.gforker``, forks the ranks itself and talks PMI
+    over socket pairs, so it listens on nothing.  Returns gforker when ``mpiexec``
+    is hydra under a generic name (``mpiexec``, ``mpirun``: a copy of or a link to
+    the ``mpiexec.hydra`` beside it), else ``mpiexec`` unchanged: a wrapper script,
+    another MPI, or hydra asked for by its own name ``mpiexec.hydra``.
+    """
+    real = Path(os.path.realpath(mpiexec))
+    hydra, gforker = real.parent / "mpiexec.hydra", real.parent / "mpiexec.gforker"
+    if Path(mpiexec).name == hydra.name or not (hydra.is_file() and os.access(gforker, os.X_OK)):
+        return str(mpiexec)
+    # pip's mpich installs mpiexec, mpirun and mpiexec.hydra as copies, not links
+    if real == hydra or filecmp.cmp(real, hydra, shallow=False):
+        return str(gforker)
+    return str(mpiexec)
 
 
 def _children_map() -> dict[int, list[int]]:
@@ -131,8 +172,10 @@ def _tail(path: Path, limit: int = STDERR_TAIL) -> str:
 class WorkerWorld:
     """A running ``mpiexec -n processes`` world of iotune workers, reused across trials.
 
-    ``timeout`` is the limit in seconds for one request (one trial).  The world
-    is started on the first request and restarted after a failure.  Use it as a
+    ``timeout`` is the limit in seconds for one request (one trial).  ``nodes``
+    is how many nodes its ranks span (1: this host only; more: the nodes of the
+    Slurm allocation it runs in, see the module docstring).  The world is
+    started on the first request and restarted after a failure.  Use it as a
     context manager or call :meth:`close`; a finalizer (also run at exit) closes forgotten ones.
     """
 
@@ -143,23 +186,33 @@ class WorkerWorld:
         python: str = sys.executable,
         env: dict[str, str] | None = None,
         timeout: float = 600.0,
+        nodes: int = 1,
     ):
         if processes < 1:
             raise BenchError(f"a worker world needs at least 1 process, got {processes}")
+        if nodes < 1:
+            raise BenchError(f"a worker world runs on at least 1 node, got {nodes}")
         self.processes = processes
+        self.nodes = nodes
         self.mpiexec = find_mpiexec(mpiexec)
         self.python = python
         self.env = dict(env or {})
         self.timeout = timeout
         self.mpi_library = ""
         self._buffer = b""
-        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": [], "owners": [], "nodes": []}
+        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": [], "owners": [], "nodes": [],
+                          "files": set()}
         self._finalizer = weakref.finalize(self, WorkerWorld._cleanup, self._st)
 
     @property
     def pids(self) -> list[int]:
-        """Process ids of the ranks of the running world, rank order (empty before start)."""
+        """Process ids of the ranks of the running world, rank order (empty before start), on their own hosts."""
         return list(self._st["pids"])
+
+    @property
+    def local_pids(self) -> list[int]:
+        """Process ids of the running ranks on this host (those a signal or /proc can reach)."""
+        return [pid for pid in map(local_pid, self._st["owners"]) if pid is not None]
 
     @property
     def owners(self) -> list[str]:
@@ -167,7 +220,7 @@ class WorkerWorld:
         return list(self._st["owners"])
 
     @property
-    def nodes(self) -> list[str]:
+    def rank_nodes(self) -> list[str]:
         """The node each rank runs on (Slurm's node name inside a job, else the host name), rank order."""
         return list(self._st["nodes"])
 
@@ -196,15 +249,18 @@ class WorkerWorld:
     def start(self) -> None:
         """Start mpiexec and wait for rank 0's hello (raises BenchError on failure)."""
         self.close()
-        self._st["dir"] = Path(tempfile.mkdtemp(prefix="iotune-world-"))
+        remove_stale(Path(tempfile.gettempdir()), WORLD_PREFIX)  # of controllers that died here (SIGKILL)
+        self._st["dir"] = Path(tempfile.mkdtemp(prefix=WORLD_PREFIX + current_owner().tag))
         address = str(self._dir / "control.sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(address)
         listener.listen(1)
-        env = {**os.environ, **self.env, CONTROLLER_ENV: process_owner()}
+        local = {} if self.nodes > 1 else LOOPBACK_ENV  # ranks on several nodes talk over the network
+        env = {**local, **os.environ, **self.env, CONTROLLER_ENV: process_owner()}
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
-        command = [self.mpiexec, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
+        launcher = self.mpiexec if self.nodes > 1 else local_launcher(self.mpiexec)
+        command = [launcher, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
         with open(self._dir / "stderr.txt", "wb") as errors:
             self._st["proc"] = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors, env=env, start_new_session=True
@@ -229,6 +285,7 @@ class WorkerWorld:
         self._st["pids"] = list(hello.get("pids", []))
         self._st["owners"] = list(hello.get("owners", []))
         self._st["nodes"] = list(hello.get("nodes", []))
+        self._st["files"] |= mpi_temp.held_by_any(process_tree(self._proc.pid) + self.local_pids)
         self.mpi_library = hello.get("mpi_library", "")
 
     def _why(self, what: str) -> str:
@@ -255,8 +312,8 @@ class WorkerWorld:
             except OSError as exc:
                 raise BenchError(self._why(f"lost the connection to the workers ({exc})")) from None
             if not chunk:
-                try:
-                    self._proc.wait(timeout=2)
+                try:  # long enough for the launcher to report the ranks' exit codes on a busy machine
+                    self._proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     pass
                 status = self._proc.poll()
@@ -307,7 +364,7 @@ class WorkerWorld:
             return Measurement.failed(str(exc), hints_requested=dict(spec.hints))
         measurement = Measurement.from_dict(reply["measurement"])
         measurement.extra["mpi_library"] = self.mpi_library
-        measurement.extra["nodes"] = self.nodes
+        measurement.extra["nodes"] = self.rank_nodes
         return measurement
 
     def close(self) -> None:
@@ -327,20 +384,23 @@ class WorkerWorld:
 
     @staticmethod
     def _cleanup(state: dict) -> None:
-        """Kill mpiexec, its proxies and the ranks, close the socket, remove the directory."""
+        """Kill mpiexec, its proxies and the ranks, close the socket, remove the directory and MPI's files."""
         proc, sock, directory = state["proc"], state["sock"], state["dir"]
         if sock is not None:
             sock.close()
+        files = set(state["files"])
         if proc is not None:
             tree = process_tree(proc.pid) if proc.poll() is None else []
             # Ranks orphaned by a dead mpiexec are no longer in its tree; kill those of this host by pid.
             alive_here = [local_pid(owner) for owner in state["owners"]]
             orphans = [pid for pid in alive_here if pid is not None and pid not in tree and _is_worker(pid)]
+            files |= mpi_temp.held_by_any(tree + orphans)
             kill_tree(tree[::-1] + orphans)
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
+        mpi_temp.remove(files)
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
-        state.update(proc=None, sock=None, dir=None, pids=[], owners=[], nodes=[])
+        state.update(proc=None, sock=None, dir=None, pids=[], owners=[], nodes=[], files=set())

@@ -19,10 +19,12 @@ from iotune.cli import (
     results_cmd,
     run_cmd,
     screen_cmd,
+    signals,
     space_cmd,
     status_cmd,
     store_cmd,
     testbed_cmd,
+    tune_cmd,
     variability_cmd,
     worker_cmd,
 )
@@ -50,6 +52,7 @@ app.command("train")(learn_cmd.train)
 app.command("evaluate")(learn_cmd.evaluate)
 app.command("explain")(learn_cmd.explain)
 app.command("recommend")(recommend_cmd.recommend)
+app.command("tune", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(tune_cmd.tune)
 app.add_typer(variability_cmd.app, name="variability")
 app.add_typer(model_cmd.app, name="model")
 app.add_typer(model_cmd.simulate_app, name="simulate")
@@ -73,12 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     from iotune.cli.terminal import Terminal
 
     try:
-        app(args=args, prog_name="iotune", standalone_mode=True)
+        with signals.interrupts():
+            app(args=args, prog_name="iotune", standalone_mode=True)
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        return signals.exit_status() if code == 130 else code  # typer exits 130 on any KeyboardInterrupt
     except KeyboardInterrupt:
-        Terminal().error("interrupted")
-        return 130
+        Terminal().error(f"interrupted ({signals.interrupted_by().name})")
+        return signals.exit_status()
     except IotuneError as error:
         if debug:
             traceback.print_exc()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import interruptible, prepare_scratch, run_campaign, runner_and_storage
+from iotune.cli.common import prepare_scratch, run_campaign, runner_and_storage
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 
@@ -94,7 +94,7 @@ def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retr
     terminal = terminal or Terminal()
     scratch = prepare_scratch(scratch)
     platform = platform_info(scratch)
-    with interruptible(), Store(db) as store:
+    with Store(db) as store:
         bench_runner, storage = runner_and_storage(spec, runner, timeout, mpiexec, scratch, testbed_dir, replay_scale)
         try:
             campaign = prepare(store, spec, study, bench_runner, scratch, resume=resume, retry_failed=retry_failed,

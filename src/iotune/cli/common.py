@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import signal
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 from iotune.cli.terminal import Terminal
@@ -27,12 +25,13 @@ def prepare_scratch(scratch: Path | None) -> Path:
     return scratch
 
 
-def make_runner(kind: str, timeout: float, mpiexec: str | None):
-    """The benchmark runner ``kind`` (builtin: iotune's MPI kernel; ior: the ior binary)."""
+def make_runner(kind: str, timeout: float, mpiexec: str | None, nodes: int = 1):
+    """The benchmark runner ``kind`` (builtin: iotune's MPI kernel, its ranks over ``nodes`` nodes of a Slurm
+    allocation; ior: the ior binary)."""
     if kind == "builtin":
         from iotune.bench.runner import BuiltinRunner
 
-        return BuiltinRunner(mpiexec=mpiexec, timeout=timeout)
+        return BuiltinRunner(mpiexec=mpiexec, timeout=timeout, nodes=nodes)
     if kind == "ior":
         from iotune.bench.ior import IorRunner
 
@@ -41,10 +40,11 @@ def make_runner(kind: str, timeout: float, mpiexec: str | None):
 
 
 def runner_and_storage(spec, kind: str, timeout: float, mpiexec: str | None, scratch: Path,
-                       testbed_dir: Path | None = None, replay_scale: float = 1.0):
+                       testbed_dir: Path | None = None, replay_scale: float = 1.0, nodes: int = 1):
     """The runner and the storage provider (None unless the spec varies storage) for ``spec``.
 
     ``replay:TABLE.csv`` replays recorded trials instead of measuring (:mod:`iotune.study.replay`).
+    ``nodes``: the builtin runner's trials span that many nodes (a worker in a Slurm allocation).
     """
     if kind.startswith("replay:"):
         from iotune.study.replay import ReplayRunner, ReplayStorage, ReplayTable
@@ -52,7 +52,7 @@ def runner_and_storage(spec, kind: str, timeout: float, mpiexec: str | None, scr
         table = ReplayTable(spec, kind.split(":", 1)[1])
         storage = ReplayStorage(table, scratch, replay_scale) if spec.uses_testbed else None
         return ReplayRunner(table, scale=replay_scale), storage
-    runner = make_runner(kind, timeout, mpiexec)
+    runner = make_runner(kind, timeout, mpiexec, nodes)
     try:
         return runner, storage_provider(spec, kind, timeout, mpiexec, testbed_dir)
     except BaseException:
@@ -70,20 +70,6 @@ def storage_provider(spec, runner_kind: str, timeout: float, mpiexec: str | None
     provider.check()
     Terminal().info("the spec builds storage: each storage configuration is measured on its own testbed")
     return provider
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
-@contextmanager
-def interruptible():
-    """SIGTERM ends a campaign the way Ctrl-C does: the trial in flight goes back to the queue, nothing is lost."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def run_campaign(campaign, terminal: Terminal | None = None, label: str | None = None):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import interruptible, make_runner, prepare_scratch, run_campaign
+from iotune.cli.common import make_runner, prepare_scratch, run_campaign
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 
@@ -38,7 +38,7 @@ def demo(db: str = DB,
     terminal.info("iotune demo: ROMIO collective-buffering hints against access patterns, measured with real "
                   "MPI-IO (2 processes, one shared file, fsync at close, caches dropped before reads when root)")
     platform = platform_info(scratch)
-    with interruptible(), Store(db) as store:
+    with Store(db) as store:
         runner = make_runner("builtin", 600.0, mpiexec)
         try:
             outcome = run_demo(store, study, runner, scratch, run=lambda campaign: run_campaign(campaign, terminal),

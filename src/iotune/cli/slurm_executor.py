@@ -17,7 +17,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from iotune.cli.common import interruptible, run_campaign
+from iotune.cli.common import run_campaign
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
 from iotune.study.slurm import SlurmJob, active, cancel, check_clients, job_name, job_script, submit, task_states
@@ -150,7 +150,7 @@ def measure_on_slurm(spec, study: str, db: str | None, job: SlurmJob, *, resume:
     except OSError as error:
         raise IotuneError(f"cannot use {log_dir} for the workers' scripts and logs: {error.strerror}") from None
     env = {**os.environ, "IOTUNE_DB": url}
-    with interruptible(), Store(url) as store:
+    with Store(url) as store:
         executor = SlurmExecutor(store, study, job, command, env, log_dir, terminal, resume=resume)
         campaign = prepare(store, spec, study, None, Path(scratch or "."), resume=resume, retry_failed=retry_failed,
                            workers=job.workers, on_start=executor.start, on_wait=executor.wait, poll_s=0.25)

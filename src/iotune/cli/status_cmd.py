@@ -31,7 +31,7 @@ def _age(stamp: str | None) -> float | None:
 
 def snapshot(store, study: str, grace_s: float) -> dict:
     """The study's state as plain data: trial counts, controller, owners of running trials, Slurm job."""
-    from iotune.owner import owner_host, owner_is_dead
+    from iotune.owner import owner_is_dead, parse
 
     record = store.get_study(study)
     if record is None:
@@ -47,7 +47,7 @@ def snapshot(store, study: str, grace_s: float) -> dict:
     workers = []
     for owner, beat in sorted(store.running_owners(record.id).items()):
         age = _age(beat)
-        workers.append({"owner": owner, "host": owner_host(owner), "heartbeat_seconds_ago": age,
+        workers.append({"owner": owner, "host": getattr(parse(owner), "host", None), "heartbeat_seconds_ago": age,
                         "live": not owner_is_dead(owner) and age is not None and age < grace_s})
     return {"study": record.name, "store": repr(store), "counts": {state: counts.get(state, 0) for state in STATES},
             "controller": controller, "workers": workers, "slurm": _slurm(record.settings.get("executor"))}

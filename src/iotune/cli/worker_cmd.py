@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import signal
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 
-from iotune.cli.common import default_scratch, prepare_scratch, runner_and_storage
+from iotune.cli.common import prepare_scratch, runner_and_storage
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 
@@ -16,27 +14,10 @@ RUNNER_HELP = ("builtin (MPI-IO/POSIX via mpi4py), ior, or replay:TABLE.csv (rec
                "measured: a stand-in for the storage, for rehearsals).")
 
 
-@contextmanager
-def _stop_signals():
-    """SIGTERM and SIGINT interrupt the worker (its trial goes back to the queue); which one is remembered."""
-    caught: dict[str, int] = {}
-
-    def handler(signum, frame):
-        caught["signal"] = signum
-        raise KeyboardInterrupt
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield caught
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
 def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose queued trials to run."),
            db: str = DB,
-           scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into; trials go "
-                                        "in DIR/<host> (default: iotune-scratch under the system temp dir)."),
+           scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into, may be "
+                                        "shared by many nodes (default: iotune-scratch under the system temp dir)."),
            max_trials: int = typer.Option(None, "--max-trials", min=1, help="Leave after this many trials."),
            idle_exit: float = typer.Option(None, "--idle-exit", min=0, help="Leave after this many seconds without "
                                            "a trial to run, even while the study's controller lives."),
@@ -56,41 +37,39 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
     trial in flight back to the queue and exits 143, SIGINT exits 130.
     """
     from iotune.bench.platform import platform_info
-    from iotune.owner import this_host
+    from iotune.cli import signals
     from iotune.store import Store
     from iotune.study import Study, Worker
     from iotune.study.slurm import allocation
     from iotune.study.worker import GRACE_S, HEARTBEAT_S
 
     terminal = Terminal()
-    with _stop_signals() as caught:
-        try:
-            with Store(db) as store:
-                opened = Study.open(store, study)
-                where = prepare_scratch((Path(scratch) if scratch is not None else default_scratch()) / this_host())
-                bench_runner, storage = runner_and_storage(opened.spec, runner, timeout, mpiexec, where,
-                                                           replay_scale=replay_scale)
-                slurm = allocation()
-                extra = {"slurm": slurm} if slurm else {}
-                grace = grace or GRACE_S
-                done = Worker(opened, bench_runner, where, storage=storage, platform=platform_info(where),
-                              grace_s=grace, heartbeat_s=min(HEARTBEAT_S, grace / 4), extra=extra,
-                              on_trial=_log_trial(terminal))
-                job = f" in Slurm job {slurm['job']}_{slurm['task']} on {slurm['nodes']} node(s)" if slurm else ""
-                terminal.info(f"worker {done.owner}{job}: study {study} in {store!r}, scratch {where}")
+    try:
+        with Store(db) as store:
+            opened = Study.open(store, study)
+            where = prepare_scratch(scratch)
+            slurm = allocation()
+            nodes = (slurm or {}).get("nodes") or 1
+            bench_runner, storage = runner_and_storage(opened.spec, runner, timeout, mpiexec, where,
+                                                       replay_scale=replay_scale, nodes=nodes)
+            grace = grace or GRACE_S
+            done = Worker(opened, bench_runner, where, storage=storage, platform=platform_info(where),
+                          grace_s=grace, heartbeat_s=min(HEARTBEAT_S, grace / 4),
+                          extra={"slurm": slurm} if slurm else {}, on_trial=_log_trial(terminal))
+            job = f" in Slurm job {slurm['job']}_{slurm['task']} on {nodes} node(s)" if slurm else ""
+            terminal.info(f"worker {done.owner}{job}: study {study} in {store!r}, scratch {where}")
+            try:
+                reason = done.serve(max_trials=max_trials, idle_exit=idle_exit, poll_max_s=poll_max)
+            finally:
                 try:
-                    reason = done.serve(max_trials=max_trials, idle_exit=idle_exit, poll_max_s=poll_max)
+                    done.close()
                 finally:
-                    try:
-                        done.close()
-                    finally:
-                        bench_runner.close()
-                terminal.info(f"worker {done.owner}: {_summary(done.report)}; {reason}")
-        except KeyboardInterrupt:
-            signum = caught.get("signal", signal.SIGINT)
-            terminal.warn(f"worker stopped by {signal.Signals(signum).name}: the trial in flight went back to the "
-                          "queue")
-            raise typer.Exit(128 + signum) from None
+                    bench_runner.close()
+            terminal.info(f"worker {done.owner}: {_summary(done.report)}; {reason}")
+    except KeyboardInterrupt:  # SIGINT, SIGTERM, SIGHUP (iotune.cli.signals): the exit status says which
+        terminal.warn(f"worker stopped by {signals.interrupted_by().name}: the trial in flight went back to the "
+                      "queue")
+        raise
 
 
 def _summary(report) -> str:

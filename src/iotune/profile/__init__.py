@@ -7,6 +7,7 @@ the one workload vocabulary that specs, ``recommend``, ``run`` and ``tune`` read
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from iotune.profile.darshan_log import from_darshan
@@ -15,6 +16,7 @@ from iotune.profile.yaml_file import from_mapping, from_yaml
 from iotune.workload import BENCHMARK_FIELDS, INTERFACES, Workload, WorkloadError, workload_values
 
 YAML_SUFFIXES = (".yaml", ".yml")
+PAIRS = re.compile(r"^\s*\w+\s*=\s*[^,=\s][^,=]*(,\s*\w+\s*=\s*[^,=\s][^,=]*)*,?\s*$")
 
 
 def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
@@ -26,7 +28,7 @@ def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
     """
     text = str(source).strip()
     path = Path(text)
-    if "=" in text and not path.exists() and " " not in text:
+    if PAIRS.match(text) and not path.exists():
         pairs = {}
         for item in filter(None, (part.strip() for part in text.split(","))):
             name, sep, value = item.partition("=")
@@ -45,8 +47,15 @@ def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
             raise WorkloadError(str(exc)) from None
         values = workload_values(data, str(path), descriptive=True)
         return {k: v for k, v in values.items() if k in BENCHMARK_FIELDS}, None
+    if not path.exists() and not _looks_like_ior(text):
+        raise WorkloadError(f"--workload: {text!r} is not name=value pairs (transfer_size=1MiB,collective=true), "
+                            "a workload file, a Darshan log or an IOR command line")
     workload = load_workload(text)
     return workload.values(), workload
+
+
+def _looks_like_ior(text: str) -> bool:
+    return " " in text.strip() or Path(text).name == "ior"
 
 
 def load_workload(source: str | Path) -> Workload:

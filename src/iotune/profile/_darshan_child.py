@@ -1,7 +1,9 @@
 """Read a Darshan log with pydarshan in a child process and print its counters as JSON on stdout.
 
 Run as ``python -m iotune.profile._darshan_child LOG``.  darshan-util may
-abort on a damaged log; in a child that costs the child only.
+abort on a damaged log; in a child that costs the child only.  Only the data
+modules iotune uses are read (not DXT traces, heatmaps or Lustre layouts),
+which keeps the one fork per log short.
 """
 
 from __future__ import annotations
@@ -9,29 +11,48 @@ from __future__ import annotations
 import json
 import sys
 
-MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR")
+# Modules whose records carry the bytes an application moved, in pydarshan's names.
+DATA_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
+KEPT_FCOUNTERS = ("_F_VARIANCE_RANK_BYTES", "_F_READ_TIME", "_F_WRITE_TIME", "_F_META_TIME",
+                  "_F_SLOWEST_RANK_TIME")
 
 
 def read(path: str) -> dict:
-    """Job metadata, module flags and every record's non-zero integer counters of the modules iotune uses."""
-    import darshan
+    """Job metadata, the modules present and every data record's non-zero counters, with the records' names.
 
-    report = darshan.DarshanReport(path, read_all=True)
+    A record is ``{"id": ..., "rank": ..., <counter>: <int>, ...}`` (rank -1:
+    Darshan reduced a file every rank opened into one record), plus the
+    per-rank byte variance (``*_F_VARIANCE_RANK_BYTES``, a float) when set.
+    """
+    import darshan
+    from darshan.backend.cffi_backend import counter_names, fcounter_names
+
+    report = darshan.DarshanReport(path, read_all=False)
     job = report.metadata.get("job", {})
     out = {
         "job": {k: v for k, v in job.items() if k != "metadata"},
         "job_metadata": dict(job.get("metadata") or {}),
         "exe": report.metadata.get("exe", ""),
-        "modules": {name: {"partial": bool(info.get("partial_flag")), "version": info.get("ver"),
-                           "records": info.get("num_records")} for name, info in report.modules.items()},
+        "modules": {name: {"version": info.get("ver")} for name, info in report.modules.items()},
         "records": {},
+        "names": {},
     }
-    for name in MODULES:
-        if name not in report.records or not len(report.records[name]):
+    ids = set()
+    for name in DATA_MODULES:
+        if name not in report.modules:
             continue
-        frame = report.records[name].to_df()["counters"]
-        out["records"][name] = [{k: int(v) for k, v in row.items() if v and k != "id"}
-                                | {"rank": int(row["rank"])} for row in frame.to_dict("records")]
+        report.mod_read_all_records(name, dtype="numpy", warnings=False)
+        names, fnames = counter_names(name), fcounter_names(name)
+        kept = [(i, n) for i, n in enumerate(fnames) if n.endswith(KEPT_FCOUNTERS)]
+        rows = []
+        for record in report.records.get(name, []):
+            row = {"id": int(record["id"]), "rank": int(record["rank"])}
+            row.update((n, int(v)) for n, v in zip(names, record["counters"].tolist()) if v)
+            row.update((n, float(record["fcounters"][i])) for i, n in kept if record["fcounters"][i])
+            rows.append(row)
+            ids.add(row["id"])
+        out["records"][name] = rows
+    out["names"] = {str(i): report.name_records[i] for i in ids if i in report.name_records}
     return out
 
 

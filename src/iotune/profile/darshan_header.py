@@ -1,4 +1,4 @@
-"""Check a Darshan log's fixed header before handing the file to pydarshan.
+"""Check a Darshan log's fixed header before handing the file to pydarshan, and read its partial-data flags.
 
 darshan-util's C reader prints to stderr and may abort the process (double
 free) on a truncated or corrupt log, so iotune refuses what the header
@@ -9,7 +9,8 @@ Header layout (darshan-log-format.h): ``char version[8]``, ``int64 magic``
 (6567223), ``uint8 compression``, then the partial flag (``uint32`` before
 format 3.41, ``uint64`` from 3.41), the name-record map and one map per
 module slot (16 slots before 3.41, 64 from 3.41; ``uint64 offset, uint64
-length`` each, in bytes).
+length`` each, in bytes).  Bit *i* of the partial flag is set when module *i*
+ran out of memory, and module ids depend on the format version (below).
 """
 
 from __future__ import annotations
@@ -21,10 +22,25 @@ from pathlib import Path
 from iotune.workload import WorkloadError
 
 MAGIC = 6567223
-# Module ids of darshan-log-format.h, for the bits of the header's partial flag.
-MODULE_IDS = {1: "POSIX", 2: "MPI-IO", 3: "H5F", 4: "H5D", 5: "PNETCDF_FILE", 6: "PNETCDF_VAR", 7: "BG/Q",
-              8: "LUSTRE", 9: "STDIO", 10: "DXT_POSIX", 11: "DXT_MPIIO", 12: "MDHIM", 13: "APXC", 14: "APMPI",
-              15: "HEATMAP", 16: "MDHIM"}
+# Module ids per log format, from darshan-log-format.h (DARSHAN_MODULE_IDS) of each format:
+# 3.00-3.10 (darshan 3.0-3.1): one HDF5 module.  darshan-util shifts these ids up by one from id 4 when it
+# reads such a log, to make room for H5D (darshan-logutils.c, "module index shift ... H5D").
+MODULES_3_00 = ("NULL", "POSIX", "MPI-IO", "HDF5", "PNETCDF", "BG/Q", "LUSTRE", "STDIO", "DXT_POSIX", "DXT_MPIIO",
+                "MDHIM")
+# 3.20-3.21 (darshan 3.2-3.4): HDF5 split into H5F and H5D; APXC, APMPI, then HEATMAP (darshan 3.3+).
+MODULES_3_20 = ("NULL", "POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF", "BG/Q", "LUSTRE", "STDIO", "DXT_POSIX",
+                "DXT_MPIIO", "MDHIM", "APXC", "APMPI", "HEATMAP")
+# 3.41 (darshan 3.4.1+): PNETCDF split into PNETCDF_FILE and PNETCDF_VAR, DFS and DAOS added, 64 slots.
+MODULES_3_41 = ("NULL", "POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "BG/Q", "LUSTRE", "STDIO",
+                "DXT_POSIX", "DXT_MPIIO", "MDHIM", "APXC", "APMPI", "HEATMAP", "DFS", "DAOS")
+
+
+def module_names(version: str) -> tuple[str, ...]:
+    """Module names by id for a log format version such as ``"3.21"`` (index = module id)."""
+    number = float(version)
+    if number < 3.2:
+        return MODULES_3_00
+    return MODULES_3_20 if number < 3.41 else MODULES_3_41
 
 
 @dataclass(frozen=True)
@@ -43,25 +59,32 @@ def read_header(path: str | Path) -> DarshanHeader:
         data = path.read_bytes()
     except OSError as exc:
         raise WorkloadError(f"{path}: cannot read ({exc.strerror})") from None
+    return parse_header(data, str(path))
+
+
+def parse_header(data: bytes, source: str = "<log>") -> DarshanHeader:
+    """The header of a Darshan log given as bytes (the whole file, so that region maps can be checked)."""
     if len(data) < 16:
-        raise WorkloadError(f"{path}: not a Darshan log ({len(data)} bytes, too short for a header)")
+        raise WorkloadError(f"{source}: not a Darshan log ({len(data)} bytes, too short for a header)")
     version = data[:8].split(b"\0", 1)[0].decode("ascii", "replace")
     little, big = struct.unpack("<q", data[8:16])[0], struct.unpack(">q", data[8:16])[0]
     if MAGIC not in (little, big):
-        raise WorkloadError(f"{path}: not a Darshan log (no Darshan magic number in the header)")
+        raise WorkloadError(f"{source}: not a Darshan log (no Darshan magic number in the header)")
     order = "<" if little == MAGIC else ">"
     if not version.startswith("3.") or not version[2:].isdigit():
-        raise WorkloadError(f"{path}: Darshan log format {version!r} is not supported (Darshan 3.x logs are)")
-    wide_flag = version >= "3.41"
+        raise WorkloadError(f"{source}: Darshan log format {version!r} is not supported (Darshan 3.x logs are)")
+    wide_flag = float(version) >= 3.41
     flag_format, maps_at, slots = ("Q", 32, 64) if wide_flag else ("I", 24, 16)
     end = maps_at + 16 * (1 + slots)
     if len(data) < end:
-        raise WorkloadError(f"{path}: truncated Darshan log ({len(data)} bytes, shorter than its header)")
+        raise WorkloadError(f"{source}: truncated Darshan log ({len(data)} bytes, shorter than its header)")
     partial = struct.unpack(order + flag_format, data[24:32] if wide_flag else data[20:24])[0]
     maps = struct.unpack(f"{order}{2 * (1 + slots)}Q", data[maps_at:end])
     mapped = max(offset + length for offset, length in zip(maps[::2], maps[1::2]))
     if mapped > len(data):
-        raise WorkloadError(f"{path}: truncated or corrupt Darshan log (header maps {mapped} bytes, "
-                           f"file has {len(data)})")
-    partial_modules = tuple(name for bit, name in MODULE_IDS.items() if partial & (1 << bit))
+        raise WorkloadError(f"{source}: truncated or corrupt Darshan log (header maps {mapped} bytes, "
+                            f"file has {len(data)})")
+    names = module_names(version)
+    partial_modules = tuple(names[bit] if bit < len(names) else f"module {bit}"
+                            for bit in range(8 * struct.calcsize(flag_format)) if partial & (1 << bit))
     return DarshanHeader(version, partial_modules, mapped)

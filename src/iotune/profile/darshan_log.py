@@ -1,17 +1,15 @@
 """A :class:`Workload` from a Darshan log (paper 001, Section II: Darshan profiles I/O but sets nothing).
 
-pydarshan (``darshan.DarshanReport``) reads the log in a child process
+pydarshan (``darshan.DarshanReport``) reads the log in one child process
 (:mod:`iotune.profile._darshan_child`), after :func:`read_header` has
 refused files that cannot be complete logs, so that a damaged log gives one
 line instead of a crash.  The characteristics of paper 000, Section 2.2 come
-from the highest I/O layer that moved data:
-
-- interface: HDF5 (H5F/H5D records), PnetCDF, MPI-IO, POSIX, else STDIO;
-- request size: the most frequent exact access size (``*_ACCESS1..4``), else
-  the busiest bin of the request-size histogram (``*_SIZE_READ_*`` / ``_WRITE_*``);
-- shared file: most bytes are in shared records (rank -1: every rank opened the
-  file, so every rank counts as an I/O process);
-- collective: ``MPIIO_COLL_READS + MPIIO_COLL_WRITES`` exceed the ``INDEP_`` calls.
+from the layer that carries most of the bytes (:mod:`~iotune.profile.darshan_layers`:
+MPI-IO, possibly under HDF5 or PnetCDF; POSIX outside MPI-IO; STDIO; DFS;
+DAOS), read by the rules of :mod:`~iotune.profile.darshan_facts` (shared
+files, I/O processes, request size); :mod:`~iotune.profile.darshan_warnings`
+says when data is incomplete or tuning is pointless.  Collective: the MPI-IO
+collective calls (``MPIIO_COLL_READS + _WRITES``) exceed the independent ones.
 """
 
 from __future__ import annotations
@@ -19,20 +17,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
+from iotune.profile import darshan_facts, darshan_layers, darshan_warnings
 from iotune.profile.darshan_header import read_header
-from iotune.workload import WorkloadError, Workload
+from iotune.workload import Workload, WorkloadError
 
-# Data module per interface, with the prefix of its counters.
-LAYERS = (("HDF5", "H5D", "H5D"), ("PnetCDF", "PNETCDF_VAR", "PNETCDF_VAR"), ("MPIIO", "MPI-IO", "MPIIO"),
-          ("POSIX", "POSIX", "POSIX"), ("STDIO", "STDIO", "STDIO"))
 LIBRARIES = {"H5F": "HDF5", "H5D": "HDF5", "PNETCDF_FILE": "PnetCDF", "PNETCDF_VAR": "PnetCDF"}
-# Request-size histogram bins (bytes): name suffix -> (low, high).
-BINS = {"0_100": (0, 100), "100_1K": (100, 1024), "1K_10K": (1024, 10240), "10K_100K": (10240, 102400),
-        "100K_1M": (102400, 1 << 20), "1M_4M": (1 << 20, 4 << 20), "4M_10M": (4 << 20, 10 << 20),
-        "10M_100M": (10 << 20, 100 << 20), "100M_1G": (100 << 20, 1 << 30), "1G_PLUS": (1 << 30, 1 << 40)}
+FILE_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS", "DAOS")
 TIMEOUT = 120.0
 
 
@@ -40,7 +32,7 @@ def read_darshan(path: str | Path, timeout: float = TIMEOUT) -> dict:
     """The log's counters as plain data (see :mod:`iotune.profile._darshan_child`) and pydarshan's complaints.
 
     WorkloadError when the file is not a complete Darshan 3 log, pydarshan is
-    missing, or the reader fails or crashes.
+    missing, or the reader fails or crashes; the error keeps pydarshan's words.
     """
     header = read_header(path)
     try:
@@ -49,16 +41,17 @@ def read_darshan(path: str | Path, timeout: float = TIMEOUT) -> dict:
         raise WorkloadError("reading Darshan logs needs pydarshan: pip install darshan") from None
     try:
         done = subprocess.run([sys.executable, "-m", "iotune.profile._darshan_child", str(path)],
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise WorkloadError(f"{path}: pydarshan did not finish reading the log in {timeout:g} s") from None
-    complaints = [line.strip() for line in done.stderr.splitlines() if line.startswith("Error:")]
+    stderr = done.stderr.decode("utf-8", "replace")
+    complaints = list(dict.fromkeys(line.strip() for line in stderr.splitlines() if line.startswith("Error:")))
     if done.returncode != 0:
-        cause = complaints[0] if complaints else (done.stderr.strip().splitlines() or ["no message"])[-1]
+        cause = " ".join(complaints[:2]) if complaints else (stderr.strip().splitlines() or ["no message"])[-1]
         raise WorkloadError(f"{path}: corrupt Darshan log (pydarshan failed: {cause})")
     try:
         data = json.loads(done.stdout)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, UnicodeDecodeError):
         raise WorkloadError(f"{path}: corrupt Darshan log (pydarshan gave no readable result)") from None
     data["complaints"] = complaints
     data["header"] = {"version": header.version, "partial_modules": list(header.partial_modules)}
@@ -70,78 +63,89 @@ def from_darshan(path: str | Path) -> Workload:
     return summarize(read_darshan(path), source=str(path))
 
 
-def _sum(records: list[dict], *names: str) -> int:
-    return sum(record.get(name, 0) for record in records for name in names)
+def _no_data(data: dict, source: str, processes: int) -> WorkloadError:
+    records, complaints = data["records"], data.get("complaints", [])
+    what = f"{processes} processes, {data.get('exe', '').strip() or 'unknown command'}"
+    if complaints:
+        return WorkloadError(f"{source}: pydarshan could not read the log's I/O records ({' '.join(complaints[:2])}); "
+                             f"only job metadata was readable ({what})")
+    if any(records.values()):
+        listed = ", ".join(f"{len(rows)} {name}" for name, rows in records.items() if rows)
+        return WorkloadError(f"{source}: no bytes moved: the log has {listed} record(s) but no reads or writes "
+                             f"({what})")
+    return WorkloadError(f"{source}: no instrumentation data: the log has job metadata only ({what}) and no I/O "
+                         "records")
 
 
-def _request_size(records: list[dict], prefix: str, notes: list[str]) -> int:
-    counts: Counter = Counter()
-    for record in records:
-        for i in range(1, 5):
-            size, count = record.get(f"{prefix}_ACCESS{i}_ACCESS", 0), record.get(f"{prefix}_ACCESS{i}_COUNT", 0)
-            if size > 0 and count > 0:
-                counts[size] += count
-    if counts:
-        return counts.most_common(1)[0][0]
-    middle = "_AGG_" if prefix != "POSIX" else "_"
-    ops: Counter = Counter()
-    for record in records:
-        for suffix in BINS:
-            ops[suffix] += sum(record.get(f"{prefix}_SIZE_{kind}{middle}{suffix}", 0) for kind in ("READ", "WRITE"))
-    if not ops or not max(ops.values()):
-        return 0
-    suffix = ops.most_common(1)[0][0]
-    low, high = BINS[suffix]
-    calls = _sum(records, f"{prefix}_READS", f"{prefix}_WRITES") or sum(ops.values())
-    mean = _sum(records, f"{prefix}_BYTES_READ", f"{prefix}_BYTES_WRITTEN") // max(1, calls)
-    notes.append(f"request size estimated from the {prefix} size histogram (bin {suffix})")
-    return mean if low <= mean <= high else low
+def _files(records: dict[str, list[dict]], names: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Bytes (read, written) per file name over the file-level modules (a file's largest figure per module).
+
+    HDF5 datasets and PnetCDF variables are parts of files, not files, and are left out.
+    """
+    out: dict[str, tuple[int, int]] = {}
+    for module in FILE_MODULES:
+        prefix = darshan_layers.PREFIX[module]
+        for row in records.get(module, []):
+            name = names.get(str(row["id"]), str(row["id"]))
+            read, written = out.get(name, (0, 0))
+            out[name] = (max(read, row.get(f"{prefix}_BYTES_READ", 0)),
+                         max(written, row.get(f"{prefix}_BYTES_WRITTEN", 0)))
+    return out
 
 
 def summarize(data: dict, source: str = "") -> Workload:
     """A Workload from the plain data :func:`read_darshan` returns."""
     job, records, modules = data["job"], data["records"], data["modules"]
-    processes = int(job.get("nprocs") or 1)
+    nprocs = int(job.get("nprocs") or 1)
     version = data.get("header", {}).get("version", job.get("log_ver", "?"))
     library = data.get("job_metadata", {}).get("lib_ver")
     notes = [f"Darshan log format {version}" + (f", library {library}" if library else "")]
     if data.get("exe"):
         notes.append(f"command: {data['exe'].strip()}")
     warnings = [f"pydarshan: {line}" for line in data.get("complaints", [])]
-    partial = sorted({*data.get("header", {}).get("partial_modules", []),
-                      *(name for name, info in modules.items() if info.get("partial"))})
-    for name in partial:
-        warnings.append(f"partial data: Darshan's {name} module ran out of record memory; files beyond its "
-                        "limit are missing and the counts are lower bounds")
-    layer = next(((api, module, prefix) for api, module, prefix in LAYERS
-                  if _sum(records.get(module, []), f"{prefix}_BYTES_READ", f"{prefix}_BYTES_WRITTEN")), None)
-    if layer is None:
-        raise WorkloadError(f"{source}: no instrumentation data: the log has job metadata only ({processes} "
-                           f"processes, {data.get('exe', '').strip() or 'unknown command'}) and no I/O records")
-    api, module, prefix = layer
-    rows = records[module]
-    libraries = sorted({LIBRARIES[name] for name in records if name in LIBRARIES})
-    for name in libraries:
+    warnings += darshan_warnings.partial_data(data.get("header", {}).get("partial_modules", []))
+    found = darshan_layers.layers(records)
+    if not found:
+        raise _no_data(data, source, nprocs)
+    layer, why, mixed = darshan_layers.choose(found)
+    notes += why
+    warnings += mixed
+    for name in sorted({LIBRARIES[m] for m in modules if m in LIBRARIES}):
         notes.append(f"{name} module present")
-    if "MPI-IO" not in modules and "MPI-IO" not in records:
-        notes.append("non-MPI: no MPI-IO module in the log" if processes == 1 else "no MPI-IO module in the log")
-    bytes_read = _sum(rows, f"{prefix}_BYTES_READ")
-    bytes_written = _sum(rows, f"{prefix}_BYTES_WRITTEN")
-    shared_bytes = sum(r.get(f"{prefix}_BYTES_READ", 0) + r.get(f"{prefix}_BYTES_WRITTEN", 0)
-                       for r in rows if r["rank"] < 0)
+    if "MPI-IO" not in modules:
+        notes.append("non-MPI: no MPI-IO module in the log" if nprocs == 1 else "no MPI-IO module in the log")
+    if layer.interface in ("DFS", "DAOS"):
+        notes.append(f"{layer.interface} is benchmarked through POSIX here")
+    rows, prefix = [r for r in layer.records if darshan_layers.moved(r, layer.prefix)], layer.prefix
+    bytes_read = sum(r.get(f"{prefix}_BYTES_READ", 0) for r in rows)
+    bytes_written = sum(r.get(f"{prefix}_BYTES_WRITTEN", 0) for r in rows)
+    shared_bytes, shared_files = darshan_facts.shared_bytes(rows, prefix)
     shared = shared_bytes * 2 >= bytes_read + bytes_written
-    ranks = {r["rank"] for r in rows if r["rank"] >= 0 and
-             r.get(f"{prefix}_BYTES_READ", 0) + r.get(f"{prefix}_BYTES_WRITTEN", 0)}
-    io_processes = processes if shared_bytes else max(1, min(processes, len(ranks)))
+    notes.append(f"{'shared file' if shared else 'file per process'}: "
+                 + (f"{100 * shared_bytes / (bytes_read + bytes_written):.0f}% of the bytes are in {shared_files} "
+                    "file(s) more than one rank accessed (one record of rank -1, or records of several ranks)"
+                    if shared_files else "no file was accessed by more than one rank"))
+    processes, estimated = darshan_facts.io_processes(rows, prefix, nprocs)
+    notes.append(f"I/O processes: {processes} of {nprocs}, the ranks that moved bytes"
+                 + (" (for shared records, estimated from Darshan's per-rank byte statistics)" if estimated else ""))
     mpiio = records.get("MPI-IO", [])
-    coll = _sum(mpiio, "MPIIO_COLL_READS", "MPIIO_COLL_WRITES")
-    indep = _sum(mpiio, "MPIIO_INDEP_READS", "MPIIO_INDEP_WRITES")
+    coll = sum(r.get("MPIIO_COLL_READS", 0) + r.get("MPIIO_COLL_WRITES", 0) for r in mpiio)
+    indep = sum(r.get("MPIIO_INDEP_READS", 0) + r.get("MPIIO_INDEP_WRITES", 0) for r in mpiio)
     if mpiio:
         notes.append(f"MPI-IO calls: {coll} collective, {indep} independent")
-    request = _request_size(rows, prefix, notes)
+    request, how, only_mean = darshan_facts.request_size(rows, prefix)
+    if only_mean:
+        warnings.append(f"transfer size {request} B is estimated: {how}")
+    elif how:
+        notes.append(f"request size {how}")
     notes.append("iterations cannot be read from a Darshan log: 1 assumed")
+    everything = sum(x.volume for x in found)
+    warnings += darshan_warnings.pointless_tuning(
+        interface=layer.interface, share=layer.volume / everything, total_bytes=everything,
+        files=_files(records, data.get("names", {})))
     return Workload.from_io(
-        interface=api, processes=io_processes, job_processes=processes, transfer_size=request,
-        bytes_per_process=max(bytes_read, bytes_written) // io_processes, bytes_read=bytes_read,
+        interface=layer.interface, processes=processes, job_processes=nprocs, transfer_size=request,
+        bytes_per_process=max(bytes_read, bytes_written) // processes, bytes_read=bytes_read,
         bytes_written=bytes_written, collective=coll > indep, shared_file=shared, iterations=1,
-        modules=sorted(name for name in records), source=source, notes=notes, warnings=warnings)
+        modules=sorted(modules), source=source, notes=notes, warnings=warnings,
+        io_seconds=darshan_facts.io_seconds(rows, prefix))

@@ -55,6 +55,16 @@ class Encoder:
             return np.arange(len(levels), dtype=float)[:, None], [parameter.name]
         return np.eye(len(levels)), [f"{parameter.name}={level}" for level in levels]
 
+    def columns_of(self, role: str) -> list[int]:
+        """Indices of the feature columns of the parameters of ``role`` ("workload" or "system")."""
+        out, at = [], 0
+        for parameter, table in zip(self.space.parameters, self._tables):
+            width = table.shape[1] + bool(parameter.when)
+            if parameter.role == role:
+                out.extend(range(at, at + width))
+            at += width
+        return out
+
     @property
     def n_features(self) -> int:
         return len(self.feature_names)

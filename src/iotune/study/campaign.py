@@ -36,7 +36,7 @@ from iotune.spec.mapping import benchmark_spec
 from iotune.spec.storage import storage_config
 from iotune.study.objective import Objective
 from iotune.study.study import Study, StudyError
-from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before
+from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before, wait_for_trials
 
 FINISHED = ("COMPLETE", "INVALID")
 POLL_S = 1.0
@@ -196,25 +196,8 @@ class Campaign:
 
     def _run_until_finished(self, wanted: set[tuple[str, int]]) -> None:
         """Run queued trials here (when this process has a worker) until every wanted trial is finished,
-        whoever runs them."""
-        while True:
-            if self.worker is not None:
-                before = self.worker.report.completed + self.worker.report.failed
-                self.worker.drain()
-                if self.worker.report.completed + self.worker.report.failed > before:
-                    continue
-            if self._finished(wanted):
-                return
-            if self.on_wait is not None:
-                self.on_wait()
-            time.sleep(self.poll_s)
-
-    def _finished(self, wanted: set[tuple[str, int]]) -> bool:
-        counts = self.store.queue_counts(self.study.id)
-        if counts.get("PENDING") or counts.get("RUNNING"):
-            return False  # cheap while trials are still queued or running; the full check below reads every state
-        states = self.store.trial_states(self.study.id)
-        return all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted)
+        whoever runs them; ``on_wait`` is called at every poll while other workers run them."""
+        wait_for_trials(self.store, self.study.id, self.worker, wanted, self.poll_s, on_wait=self.on_wait)
 
     def _count_round(self) -> None:
         """Add the trials of the current round that are finished to the report (by whichever worker ran them)."""

@@ -233,11 +233,30 @@ class _Heartbeat:
         self._thread.join(timeout=5)
 
 
-def wait_until(condition: Callable[[], bool], poll_s: float = 1.0, timeout_s: float | None = None) -> bool:
-    """Poll ``condition`` until it holds (True) or ``timeout_s`` passes (False)."""
-    start = time.monotonic()
-    while not condition():
-        if timeout_s is not None and time.monotonic() - start > timeout_s:
-            return False
+def wait_for_trials(store, study_id: int, worker: Worker | None, wanted: set[tuple[str, int]],
+                    poll_s: float = 1.0, on_wait: Callable[[], None] | None = None) -> None:
+    """Run queued trials here (with ``worker``) until every wanted (configuration key, repeat) is finished.
+
+    Other workers may hold some of them: then this waits, draining again in
+    between, so a trial whose owner died is taken over here; ``on_wait()`` is
+    called at every poll (it may raise to stop waiting).
+    """
+    while True:
+        if worker is not None:
+            before = worker.report.completed + worker.report.failed
+            worker.drain()
+            if worker.report.completed + worker.report.failed > before:
+                continue
+        if _finished(store, study_id, wanted):
+            return
+        if on_wait is not None:
+            on_wait()
         time.sleep(poll_s)
-    return True
+
+
+def _finished(store, study_id: int, wanted: set[tuple[str, int]]) -> bool:
+    counts = store.queue_counts(study_id)
+    if counts.get("PENDING") or counts.get("RUNNING"):
+        return False  # cheap while trials are queued or running: the full check reads every trial's state
+    states = store.trial_states(study_id)
+    return all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted)

@@ -6,7 +6,10 @@ ours is the caller's job (see :mod:`iotune.testbed.state`).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+import signal
 import shutil
 import subprocess
 import time
@@ -18,6 +21,8 @@ from iotune.units import MIB
 
 SPACE_MARGIN = 256 * MIB
 MKFS_PACKAGES = {"ext4": "e2fsprogs", "xfs": "xfsprogs", "btrfs": "btrfs-progs"}
+STEP_ENV = "IOTUNE_TESTBED_STEP"
+_step_of: contextvars.ContextVar[str | None] = contextvars.ContextVar("testbed_step", default=None)
 
 
 def support_problem() -> str | None:
@@ -38,10 +43,58 @@ def require_support() -> None:
         raise TestbedUnsupportedError(problem)
 
 
+@contextlib.contextmanager
+def steps_of(directory: Path):
+    """Within this block, every command :func:`run` starts carries ``IOTUNE_TESTBED_STEP=<directory>``.
+
+    A builder killed mid-step leaves its command (losetup, mkfs, mount) running;
+    the mark lets :func:`stop_steps` find it before the testbed is torn down.
+    """
+    token = _step_of.set(str(directory))
+    try:
+        yield
+    finally:
+        _step_of.reset(token)
+
+
+def stop_steps(directory: Path, timeout: float = 30.0) -> list[int]:
+    """SIGKILL the commands still running for the testbed in ``directory`` and wait until they are gone."""
+    mark = f"{STEP_ENV}={directory}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if mark not in handle.read().split(b"\0"):
+                    continue
+            os.kill(int(entry), signal.SIGKILL)
+            found.append(int(entry))
+        except OSError:
+            continue
+    deadline = time.monotonic() + timeout
+    while any(_running(pid) for pid in found):
+        if time.monotonic() > deadline:
+            raise TestbedError(f"commands {found} of testbed {directory} do not end (stuck in the kernel?)")
+        time.sleep(0.02)
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def run(argv: list[str], timeout: float = 120.0) -> str:
     """Run a system command; its stdout, or TestbedError with the last line of its stderr."""
+    step = _step_of.get()
+    env = None if step is None else {**os.environ, STEP_ENV: step}
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                              env=env)
     except FileNotFoundError:
         raise TestbedError(f"{argv[0]} not found") from None
     except subprocess.TimeoutExpired:

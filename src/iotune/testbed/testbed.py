@@ -52,6 +52,8 @@ def teardown_state(directory: Path) -> list[str]:
     record = state.load(directory)
     warnings: list[str] = []
     errors: list[str] = []
+    # a builder killed mid-step may have left losetup, mkfs or mount running: they must end before we look
+    system.stop_steps(Path(record["dir"]))
 
     def attempt(what: str, action) -> None:
         try:
@@ -127,7 +129,9 @@ class Testbed:
 
     ``root_dir`` holds one directory per testbed (images, mountpoint, state file).
     Unless ``persistent`` (left up for later commands, as ``iotune testbed build``
-    does), teardown also runs at interpreter exit and on SIGINT/SIGTERM.
+    does), teardown also runs at interpreter exit and on SIGINT/SIGTERM/SIGHUP.
+    While it is being built, even a persistent testbed names its builder as
+    owner, so ``iotune testbed cleanup`` removes what a builder killed midway left.
     """
 
     __test__ = False  # not a pytest test class despite the name
@@ -167,13 +171,16 @@ class Testbed:
         size = config.size_mib * system.MIB
         system.check_free_space(root, size * config.devices)
         name, directory = self._allocate(root)
-        self._record = state.new_state(name, directory, config.to_dict(),
-                                       None if self.persistent else state.owner_record())
+        self._record = state.new_state(name, directory, config.to_dict(), state.owner_record())
         state.save(self._record)
         if not self.persistent:
             self._install_handlers()
         try:
-            self._build(config, directory)
+            with system.steps_of(directory):
+                self._build(config, directory)
+            if self.persistent:
+                self._record["owner"] = None  # built: from now on it outlives this process
+                state.save(self._record)
         except BaseException:
             self.teardown()
             raise
@@ -234,15 +241,18 @@ class Testbed:
         return cgroup.run_in_cgroup(self._require_built().cgroup, argv, **popen_kwargs)
 
     def mpiexec_wrapper(self, mpiexec: str | None = None) -> str:
-        """Path of a script that joins the cgroup and execs mpiexec: give it to ``BuiltinRunner(mpiexec=...)``."""
-        from iotune.bench.world import find_mpiexec
+        """Path of a script that joins the cgroup and execs mpiexec: give it to ``BuiltinRunner(mpiexec=...)``.
+
+        The script execs the launcher a single-host world uses (MPICH's gforker, which listens on no port).
+        """
+        from iotune.bench.world import find_mpiexec, local_launcher
 
         built = self._require_built()
         script = built.state_dir / "mpiexec-in-cgroup"
         if str(script) not in self._record["wrappers"]:
             self._record["wrappers"].append(str(script))
             state.save(self._record)
-        return str(cgroup.write_wrapper(script, built.cgroup, find_mpiexec(mpiexec)))
+        return str(cgroup.write_wrapper(script, built.cgroup, local_launcher(find_mpiexec(mpiexec))))
 
     def runner(self, mpiexec: str | None = None, **kwargs):
         """A BuiltinRunner whose MPI ranks run inside the testbed's cgroup."""
@@ -266,8 +276,9 @@ class Testbed:
         atexit.register(self._at_exit)
         if threading.current_thread() is not threading.main_thread():
             return
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._previous_handlers[signum] = signal.signal(signum, self._on_signal)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(signum) != signal.SIG_IGN:  # e.g. SIGHUP under nohup: the testbed stays
+                self._previous_handlers[signum] = signal.signal(signum, self._on_signal)
 
     def _remove_handlers(self) -> None:
         atexit.unregister(self._at_exit)
@@ -290,10 +301,13 @@ class Testbed:
 
     def _on_signal(self, signum, frame) -> None:
         previous = self._previous_handlers.get(signum, signal.SIG_DFL)
+        if callable(previous):
+            # A Python handler (KeyboardInterrupt, the CLI's SIGTERM/SIGHUP) unwinds the stack: whoever uses
+            # the testbed stops first (MPI ranks still hold files in it), then teardown runs from their
+            # ``with``/``finally`` or at exit.  Tearing down here, under them, would leave a busy mount.
+            previous(signum, frame)
+            return
         if os.getpid() == self._pid:
             self._quiet_teardown()
-        if callable(previous):
-            previous(signum, frame)
-        elif previous == signal.SIG_DFL:
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)

@@ -1,0 +1,218 @@
+"""``iotune tune``: the best configuration of one workload within a budget of real runs, and how sure it is."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import typer
+
+from iotune.cli.common import make_runner, prepare_scratch, storage_provider
+from iotune.cli.options import DB, MPIEXEC
+from iotune.cli.terminal import Terminal, check_format
+from iotune.errors import IotuneError
+
+
+def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark to tune (omit it to tune a command "
+                                                 "given after --, with --study)."),
+         command: list[str] = typer.Argument(None, help="The application to tune, after --."),
+         budget: int = typer.Option(..., "--budget", "-b", help="Runs to spend (the default configuration counts)."),
+         objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost."),
+         workload: str = typer.Option(None, "--workload", "-w", help="The workload to tune for: name=value pairs, a "
+                                      "workload YAML file, a Darshan log or an IOR command line. Values need not "
+                                      "be levels of the spec."),
+         study: str = typer.Option(None, "--study", "-s", help="Study holding the runs (default: the spec's name; "
+                                                               "with a command: the study whose space to tune)."),
+         prior: list[str] = typer.Option([], "--prior-study", help="Another study whose runs are prior knowledge "
+                                                                   "(repeatable)."),
+         seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
+         scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
+         runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py) or ior."),
+         timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a run is killed and failed."),
+         fmt: str = typer.Option("table", "--format", "-f", help="table or json (a summary on stdout)."),
+         mpiexec: str = MPIEXEC, db: str = DB) -> None:
+    """Tune one workload within a budget of runs: measure, learn from the store, declare the best with its gain."""
+    from iotune.profile import workload_values_from
+    from iotune.store import Store
+    from iotune.study import Objective, Study
+    from iotune.study.tune import Tuner
+
+    check_format(fmt)
+    if fmt == "csv":
+        raise IotuneError("--format must be table or json for tune")
+    command = list(command or [])
+    if spec is not None and spec.suffix.lower() not in (".yaml", ".yml") and not spec.exists():
+        command, spec = [str(spec), *command], None  # `iotune tune -- cmd`: the first word is the command
+    if (spec is None) == (not command):
+        raise IotuneError("give a spec to tune the benchmark, or --study and the command after -- to tune an "
+                          "application")
+    values = workload_values_from(workload)[0] if workload else {}
+    terminal = Terminal()
+    with Store(db) as store:
+        if command:
+            if study is None:
+                raise IotuneError("tuning a command needs --study: the study whose space and measurements to use")
+            base = Study.open(store, study)
+            values = _with_processes(values, command, base.space)
+            loaded = base.spec
+            tune_study = f"{study}-runs"
+            priors = [base]
+        else:
+            from iotune.spec import load_spec
+
+            loaded = load_spec(spec)
+            loaded.check_runnable()
+            tune_study = study or loaded.name
+            priors = []
+        tuned_spec, extended = _with_levels(loaded, values)
+        if extended:
+            tune_study = f"{tune_study}-{tuned_spec.space.hash[:6]}"
+            existing = store.get_study(study or loaded.name) if not command else None
+            priors += [Study.open(store, existing.name)] if existing is not None else []
+            terminal.info(f"the workload's {', '.join(extended)} is not a level of the spec: tuning it in study "
+                          f"{tune_study} (the spec with that level added), with the other studies as prior")
+        priors += [Study.open(store, name) for name in prior]
+        target = Study.open_or_create(store, tune_study, tuned_spec, resume=True,
+                                      settings={"sampler": "tune", "objective": objective})
+        scratch = prepare_scratch(scratch)
+        if command:
+            from iotune.apply.command import CommandRunner
+
+            run = CommandRunner(command, timeout=timeout)
+            storage = None
+        else:
+            run = make_runner(runner, timeout, mpiexec)
+            storage = storage_provider(tuned_spec, runner, timeout, mpiexec)
+        from iotune.bench.platform import platform_info
+        from iotune.study import Worker
+
+        worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
+        try:
+            tuner = Tuner(target, worker, values, budget, objective=Objective(objective), prior_studies=tuple(priors),
+                          seed=seed, on_step=lambda step, so_far: _show_step(terminal, step, so_far, budget))
+            terminal.info(f"tuning {_describe_workload(values) or 'the default workload'} in study {target.name}: "
+                          f"{len(tuner.candidates)} candidate configurations, budget {budget} runs, objective "
+                          f"{objective}; prior: {_prior_text(tuner)}")
+            result = tuner.run()
+        finally:
+            worker.close()
+            run.close()
+    _show_result(terminal, result, target, fmt, command)
+
+
+def _with_processes(values: dict, command: list[str], space) -> dict:
+    """The workload values, with ``processes`` from ``mpiexec -n N`` when the space has it and none was given."""
+    from iotune.apply.run import launched_processes
+
+    names = {p.name for p in space.workload_parameters}
+    processes = launched_processes(command)
+    if "processes" in names and "processes" not in values and processes is not None:
+        return {**values, "processes": processes}
+    return values
+
+
+def _with_levels(spec, values: dict):
+    """The spec with each workload value that is not a level added as one (sorted), and the names extended."""
+    from iotune.space import Space
+    from iotune.workload import BENCHMARK_FIELDS
+
+    space = spec.space
+    unknown = [name for name in values if name not in {p.name for p in space.workload_parameters}
+               and name not in BENCHMARK_FIELDS]
+    if unknown:
+        raise IotuneError(f"--workload names {', '.join(unknown)}, not workload parameters of space {space.name!r}")
+    parameters, extended = [], []
+    for parameter in space.parameters:
+        value = values.get(parameter.name)
+        if parameter.role == "workload" and value is not None and value not in parameter.levels:
+            if parameter.type in ("integer", "size"):
+                levels = tuple(sorted([*parameter.levels, value]))
+            else:
+                levels = (*parameter.levels, value)
+            parameter = replace(parameter, levels=levels)
+            extended.append(f"{parameter.name}={parameter.format(value)}")
+        parameters.append(parameter)
+    if not extended:
+        return spec, []
+    return replace(spec, space=Space(space.name, parameters, space.constraints, space.description)), extended
+
+
+def _describe_workload(values: dict) -> str:
+    from iotune.units import format_size
+
+    return " ".join(f"{k}={format_size(v) if k.endswith('_size') else v}" for k, v in values.items())
+
+
+def _prior_text(tuner) -> str:
+    count = len({t.workload_key for s in (tuner.study, *tuner.prior_studies) for t in s.trials()
+                 if t.workload_key != tuner.workload_key})
+    return f"{count} other workload(s) in the store" if count else "none (the first runs explore)"
+
+
+def _show_step(terminal: Terminal, step, so_far, budget: int) -> None:
+    value = "failed" if step.value is None else _objective_text(step.value, so_far.objective)
+    best = so_far.best
+    best_text = f"best so far {_objective_text(best.mean, so_far.objective)} ({best.runs} run(s))" if best else \
+        "nothing has succeeded yet"
+    terminal.info(f"run {step.run}/{budget}: {step.configuration.describe() or 'defaults'} -> {value}; "
+                  f"{best_text}  [{step.reason}]")
+
+
+def _objective_text(value: float, objective: str) -> str:
+    if objective == "bandwidth":
+        return f"{1 / value:.1f} MiB/s" if value > 0 else "-"
+    if objective == "time":
+        return f"{value:.4g} s"
+    return f"{value:.4g}"
+
+
+def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]) -> None:
+    from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
+    from iotune.spec.mapping import env_of, hints_of
+
+    best = result.best
+    summary = {
+        "study": study.name, "objective": result.objective, "budget": result.budget, "runs": result.runs,
+        "candidates": result.candidates, "notes": result.notes,
+        "best": None if best is None else {"configuration": best.configuration.to_dict(), "mean": best.mean,
+                                           "runs": best.runs, "interval_95": [best.low, best.high]},
+        "default": None if result.default is None else {"configuration": result.default.configuration.to_dict(),
+                                                         "mean": result.default.mean, "runs": result.default.runs},
+        "gain_vs_default": None if result.gain is None else {"ratio": result.gain,
+                                                             "interval_95": [result.gain_low, result.gain_high]},
+        "separated_from_runner_up": result.separated,
+        "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
+                    for s in result.steps],
+    }
+    if best is not None:
+        summary["apply"] = {"hints": hints_of(study.space, best.configuration),
+                            "env": env_of(study.space, best.configuration),
+                            "mpich_mpiio_hints": mpich_mpiio_hints(hints_of(study.space, best.configuration))}
+    if fmt == "json":
+        sys.stdout.write(json.dumps(summary, indent=2, default=str) + "\n")
+        return
+    for note in result.notes:
+        terminal.info(note)
+    if best is None:
+        terminal.warn(f"no run succeeded in {result.runs} run(s): nothing to recommend")
+        return
+    unit = result.objective
+    terminal.success(f"best: {best.configuration.describe()} at {_objective_text(best.mean, unit)} "
+                     f"(95% interval {_objective_text(best.low, unit)} .. {_objective_text(best.high, unit)}, "
+                     f"{best.runs} run(s))")
+    if result.gain is not None:
+        terminal.info(f"against the default configuration ({_objective_text(result.default.mean, unit)}): "
+                      f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")
+    if result.runner_up is not None and not result.separated:
+        terminal.warn(f"the runner-up ({result.runner_up.configuration.describe()}, "
+                      f"{_objective_text(result.runner_up.mean, unit)}) cannot be told apart from the best with "
+                      "these runs: either is a good choice; more runs (a larger --budget) would separate them")
+    hints = hints_of(study.space, best.configuration)
+    if hints:
+        terminal.info("apply it: MPICH_MPIIO_HINTS=" + mpich_mpiio_hints(hints) + "  (or a ROMIO hints file: "
+                      + romio_hints_file(hints).strip().replace("\n", "; ") + ")")
+    if command:
+        terminal.info(f"next runs with the best: iotune run --study {study.name.removesuffix('-runs')} -- "
+                      + " ".join(command))

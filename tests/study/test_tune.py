@@ -1,0 +1,122 @@
+"""The budgeted tuner over the store's queue: prior from other workloads, resumable, failures penalised."""
+
+import math
+
+import pytest
+
+from iotune.records import Measurement, PhaseResult
+from iotune.spec import CampaignSpec
+from iotune.store import Store
+from iotune.study import Objective, Study, Worker
+from iotune.study.measure import prepare
+from iotune.study.tune import TuneError, Tuner
+
+SPEC = CampaignSpec.from_text("""
+name: landscape
+parameters:
+  - {name: transfer_size, type: size, levels: [64KiB, 256KiB, 1MiB, 4MiB], role: workload, layer: application}
+  - {name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio}
+  - {name: cb_nodes, type: integer, levels: [1, 2, 4], role: system, layer: mpiio}
+  - {name: cb_buffer_size, type: size, levels: [1MiB, 4MiB, 16MiB], role: system, layer: mpiio}
+benchmark: {api: MPIIO, processes: 2, block_size: 16MiB, collective: true}
+campaign: {repeats: 2}
+""")
+
+
+class Landscape:
+    """A stand-in for storage (not a measurement): every workload prefers enable + 2 nodes + 4MiB buffers,
+    more or less strongly, with 3% noise; ``fail`` names a hint value whose runs fail."""
+
+    name = "landscape"
+
+    def __init__(self, fail: str | None = None, seed: int = 0):
+        import random
+
+        self.random = random.Random(seed)
+        self.fail = fail
+        self.calls = []
+
+    def run(self, spec, scratch):
+        self.calls.append(dict(spec.hints))
+        if self.fail and self.fail in spec.hints.values():
+            return Measurement.failed("synthetic failure")
+        scale = math.log2(spec.transfer_size) / 16
+        cost = {"enable": 1.0, "automatic": 1.3, "disable": 2.0}[spec.hints["romio_cb_write"]] ** scale
+        cost *= 1 + 0.15 * abs(math.log2(int(spec.hints["cb_nodes"]) / 2))
+        cost *= 1 + 0.1 * abs(math.log2(int(spec.hints["cb_buffer_size"]) / 2**22))
+        seconds = cost * (1 + 0.03 * self.random.gauss(0, 1))
+        return Measurement("COMPLETE", [PhaseResult("write", spec.aggregate_bytes, seconds, 0, seconds, 0, 1)],
+                           wall_seconds=seconds)
+
+    def close(self):
+        pass
+
+
+def measured_store(tmp_path, workloads=("64KiB", "1MiB", "4MiB")):
+    """A store whose study holds every configuration of some workloads (the shared database)."""
+    store = Store(tmp_path / "db.sqlite")
+    configurations = [c for c in SPEC.space.full_factorial()
+                      if SPEC.space.parameter("transfer_size").format(c["transfer_size"]) in workloads]
+    prepare(store, SPEC, "landscape", Landscape(), tmp_path, configurations=configurations).run()
+    return store
+
+
+def tuner(store, tmp_path, budget, runner=None, workload=None, **options):
+    study = Study.open(store, "landscape")
+    worker = Worker(study, runner or Landscape(seed=1), tmp_path)
+    return Tuner(study, worker, workload or {"transfer_size": 256 * 1024}, budget, objective=Objective("time"),
+                 **options)
+
+
+def true_best(workload):
+    runner = Landscape()
+    runner.random.gauss = lambda *_: 0.0
+    times = {}
+    for c in SPEC.space.full_factorial():
+        if c["transfer_size"] == workload:
+            from iotune.spec.mapping import benchmark_spec
+
+            times[c.key] = runner.run(benchmark_spec(SPEC.space, c, SPEC.benchmark), None).phases[0].seconds
+    return min(times.values()), times
+
+
+def test_transfer_finds_the_best_in_a_few_runs_and_states_its_gain(tmp_path):
+    with measured_store(tmp_path) as store:
+        result = tuner(store, tmp_path, 5).run()
+    optimum, times = true_best(256 * 1024)
+    assert result.runs == 5 and len(result.steps) == 5
+    assert result.steps[0].configuration == result.default.configuration  # the baseline first
+    assert times[result.best.configuration.key] <= 1.05 * optimum
+    assert result.gain > 1.2 and result.gain_low <= result.gain <= result.gain_high
+    assert "similar workloads" in result.steps[1].reason
+
+
+def test_a_tuning_resumes_from_the_store_and_spends_its_budget_once(tmp_path):
+    with measured_store(tmp_path) as store:
+        first = tuner(store, tmp_path, 3).run()
+        again = tuner(store, tmp_path, 3).run()
+        assert again.runs == 3 and again.steps == []  # nothing left to spend
+        more = tuner(store, tmp_path, 6).run()
+        assert more.runs == 6 and len(more.steps) == 3
+        runs = [t for t in store.trials("landscape") if t.workload_key == first.best.configuration.workload_key]
+        assert len(runs) == 6
+
+
+def test_failed_runs_are_penalised_not_fatal_and_never_declared(tmp_path):
+    with measured_store(tmp_path) as store:
+        result = tuner(store, tmp_path, 6, runner=Landscape(fail="disable", seed=2)).run()
+    assert result.best is not None and result.best.configuration["romio_cb_write"] != "disable"
+
+
+def test_without_a_prior_it_still_tunes(tmp_path):
+    with Store(tmp_path / "db.sqlite") as store:
+        Study.create(store, "landscape", SPEC)
+        result = tuner(store, tmp_path, 6).run()
+    assert result.runs == 6 and result.best is not None and result.prior_workloads == 0
+
+
+def test_a_workload_must_say_what_the_space_needs(tmp_path):
+    with Store(tmp_path / "db.sqlite") as store:
+        Study.create(store, "landscape", SPEC)
+        with pytest.raises(TuneError, match="give the workload's transfer_size"):
+            tuner(store, tmp_path, 3, workload={})
