@@ -119,3 +119,17 @@ def owner_is_dead(text: str | None) -> bool:
     """True only when the stored owner ``text`` is provably gone (see the module docstring)."""
     owner = parse(text)
     return owner is not None and provably_gone(owner)
+
+
+def local_pid(text: str | None) -> int | None:
+    """The pid of the stored owner ``text`` when it is a live process here (same host, boot and pid namespace,
+    same start time), else None.
+
+    A process of another host is never local, even when a process here happens
+    to have the same pid: only what this returns may be signalled.
+    """
+    owner = parse(text)
+    me = current_owner()
+    if owner is None or me.boot == "0" or (owner.host, owner.boot, owner.pidns) != (me.host, me.boot, me.pidns):
+        return None
+    return owner.pid if process_start(owner.pid) == owner.start else None

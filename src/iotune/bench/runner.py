@@ -124,11 +124,14 @@ class BuiltinRunner:
     or environment replaces it, so at most one world is alive.  ``timeout`` is
     seconds per trial; ``cache_mode`` is how reads avoid the page cache
     ("auto", "drop_caches", "o_direct", "fadvise_dontneed", "page_cache").
+    ``nodes`` > 1 spreads each trial's ranks over that many nodes: those of the
+    Slurm allocation the runner is built in (:class:`WorkerWorld`).
     """
 
     name = "builtin"
 
-    def __init__(self, mpiexec: str | None = None, timeout: float = 600.0, cache_mode: str = "auto"):
+    def __init__(self, mpiexec: str | None = None, timeout: float = 600.0, cache_mode: str = "auto",
+                 nodes: int = 1):
         if cache_mode not in CACHE_MODES:
             raise ValueError(f"cache_mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
         self.mpiexec = find_mpiexec(mpiexec)
@@ -136,6 +139,7 @@ class BuiltinRunner:
             raise MpiNotFoundError(f"mpi4py is not installed for {sys.executable}; pip install mpich mpi4py")
         self.timeout = timeout
         self.cache_mode = cache_mode
+        self.nodes = nodes
         self._world: WorkerWorld | None = None
         self._world_key: tuple | None = None
         self._swept: set[Path] = set()
@@ -155,7 +159,8 @@ class BuiltinRunner:
         key = (spec.processes, tuple(sorted(spec.env.items())))
         if self._world is None or self._world_key != key:
             self.close()
-            self._world = WorkerWorld(spec.processes, self.mpiexec, env=spec.env, timeout=self.timeout)
+            self._world = WorkerWorld(spec.processes, self.mpiexec, env=spec.env, timeout=self.timeout,
+                                      nodes=self.nodes)
             self._world_key = key
         return self._world
 

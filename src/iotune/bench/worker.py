@@ -27,8 +27,9 @@ from pathlib import Path
 
 from iotune.bench import mpi_temp
 from iotune.bench.kernel import run_kernel, summarise
+from iotune.bench.world import CONTROLLER_ENV
+from iotune.owner import host_name, owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec
-from iotune.bench.world import pid_running
 
 
 def _test_hooks(rank: int) -> None:
@@ -73,16 +74,19 @@ def _exit_when_orphaned(interval: float = 1.0) -> None:
 
     A rank spinning in a collective whose peer died never reads its socket
     again, so only a watchdog can end it after the controller was SIGKILLed.
-    Leaving without MPI_Finalize, it first removes the shared-memory files it
-    maps, which nobody else would (the controller that would is gone).
+    Only ranks on the controller's host can see it die (rank 0 always can);
+    ranks on other hosts leave when hydra, seeing rank 0 gone, ends their
+    proxy, their parent.  Leaving without MPI_Finalize, a rank first removes
+    the shared-memory files it maps, which nobody else would (the controller
+    that would is gone).
     """
-    controller = int(os.environ.get("IOTUNE_CONTROLLER_PID", "0"))
+    controller = os.environ.get(CONTROLLER_ENV, "")
     parent = os.getppid()
 
     def watch() -> None:
         while True:
             time.sleep(interval)
-            if os.getppid() != parent or (controller and not pid_running(controller)):
+            if os.getppid() != parent or owner_is_dead(controller):
                 mpi_temp.remove_own()
                 os._exit(1)
 
@@ -114,6 +118,8 @@ def serve(socket_path: str) -> None:
     rank = comm.Get_rank()
     node_comm = comm.Split_type(MPI.COMM_TYPE_SHARED)
     pids = comm.gather(os.getpid())
+    owners = comm.gather(process_owner())
+    nodes = comm.gather(os.environ.get("SLURMD_NODENAME") or host_name())
     channel = _Channel(socket_path) if rank == 0 else None
     if channel:
         channel.send(
@@ -122,6 +128,8 @@ def serve(socket_path: str) -> None:
                 "event": "hello",
                 "processes": comm.Get_size(),
                 "pids": pids,
+                "owners": owners,
+                "nodes": nodes,
                 "mpi_library": " ".join(MPI.Get_library_version().splitlines()[0].split()),
             }
         )

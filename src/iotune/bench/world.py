@@ -11,9 +11,20 @@ world.
 A world leaves nothing behind: its socket directory is named by its owner and
 removed (stale ones of dead owners on this host too), and the shared-memory
 and hwloc files MPICH keeps only until MPI_Finalize are removed when the world
-is killed (:mod:`iotune.bench.mpi_temp`).  The ranks all run on this host, so
-the world is launched so that nothing listens on a network address other than
-loopback (:func:`local_launcher`, :data:`LOOPBACK_ENV`).
+is killed (:mod:`iotune.bench.mpi_temp`).  A world of one node (the default)
+has all its ranks on this host, so it is launched so that nothing listens on a
+network address other than loopback (:func:`local_launcher`,
+:data:`LOOPBACK_ENV`).
+
+A world of several nodes (``nodes`` > 1: a worker inside a Slurm allocation of
+that many nodes) is launched by the given ``mpiexec`` itself (MPICH's hydra,
+which starts its proxies on the allocation's nodes with ``srun``), and its
+ranks talk over the network.  Each rank reports its owner (:mod:`iotune.owner`)
+and its node; the controller judges only the ranks of its own host through
+/proc (dead ranks, orphans to kill, MPI files to remove), since a pid of
+another host means nothing here.  A rank on another host that dies is noticed
+by hydra, which then ends the world, or at worst by the request's timeout.
+Rank 0 always shares the controller's host: it talks to it over a Unix socket.
 """
 
 from __future__ import annotations
@@ -34,11 +45,12 @@ from pathlib import Path
 
 from iotune.bench import mpi_temp
 from iotune.bench.ownership import current_owner, remove_stale
-from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import BenchError, MpiNotFoundError
+from iotune.owner import local_pid, owner_is_dead, process_owner
+from iotune.records import BenchmarkSpec, Measurement
 
 STARTUP_TIMEOUT = 60.0
-CONTROLLER_ENV = "IOTUNE_CONTROLLER_PID"
+CONTROLLER_ENV = "IOTUNE_CONTROLLER_OWNER"
 STDERR_TAIL = 400
 WORLD_PREFIX = "iotune-world-"
 # The network layers of MPICH's ch4 netmods listen on every interface unless told otherwise:
@@ -139,6 +151,15 @@ def pid_running(pid: int) -> bool:
         return False
 
 
+def dead_local_ranks(owners: list[str]) -> list[int]:
+    """Ranks (by index) that provably died: those of this host whose process is gone.
+
+    A rank of another host is never reported here (its pid means nothing in
+    this host's /proc); hydra or the request's timeout notices it instead.
+    """
+    return [rank for rank, owner in enumerate(owners) if owner_is_dead(owner)]
+
+
 def _tail(path: Path, limit: int = STDERR_TAIL) -> str:
     try:
         text = path.read_text(errors="replace")
@@ -151,8 +172,10 @@ def _tail(path: Path, limit: int = STDERR_TAIL) -> str:
 class WorkerWorld:
     """A running ``mpiexec -n processes`` world of iotune workers, reused across trials.
 
-    ``timeout`` is the limit in seconds for one request (one trial).  The world
-    is started on the first request and restarted after a failure.  Use it as a
+    ``timeout`` is the limit in seconds for one request (one trial).  ``nodes``
+    is how many nodes its ranks span (1: this host only; more: the nodes of the
+    Slurm allocation it runs in, see the module docstring).  The world is
+    started on the first request and restarted after a failure.  Use it as a
     context manager or call :meth:`close`; a finalizer (also run at exit) closes forgotten ones.
     """
 
@@ -163,23 +186,43 @@ class WorkerWorld:
         python: str = sys.executable,
         env: dict[str, str] | None = None,
         timeout: float = 600.0,
+        nodes: int = 1,
     ):
         if processes < 1:
             raise BenchError(f"a worker world needs at least 1 process, got {processes}")
+        if nodes < 1:
+            raise BenchError(f"a worker world runs on at least 1 node, got {nodes}")
         self.processes = processes
+        self.nodes = nodes
         self.mpiexec = find_mpiexec(mpiexec)
         self.python = python
         self.env = dict(env or {})
         self.timeout = timeout
         self.mpi_library = ""
         self._buffer = b""
-        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": [], "files": set()}
+        self._st: dict = {"proc": None, "sock": None, "dir": None, "pids": [], "owners": [], "nodes": [],
+                          "files": set()}
         self._finalizer = weakref.finalize(self, WorkerWorld._cleanup, self._st)
 
     @property
     def pids(self) -> list[int]:
-        """Process ids of the ranks of the running world, rank order (empty before start)."""
+        """Process ids of the ranks of the running world, rank order (empty before start), on their own hosts."""
         return list(self._st["pids"])
+
+    @property
+    def local_pids(self) -> list[int]:
+        """Process ids of the running ranks on this host (those a signal or /proc can reach)."""
+        return [pid for pid in map(local_pid, self._st["owners"]) if pid is not None]
+
+    @property
+    def owners(self) -> list[str]:
+        """Owner (``host:pid:boot:start``) of each rank of the running world, rank order."""
+        return list(self._st["owners"])
+
+    @property
+    def rank_nodes(self) -> list[str]:
+        """The node each rank runs on (Slurm's node name inside a job, else the host name), rank order."""
+        return list(self._st["nodes"])
 
     @property
     def _proc(self) -> subprocess.Popen | None:
@@ -212,10 +255,11 @@ class WorkerWorld:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(address)
         listener.listen(1)
-        env = {**LOOPBACK_ENV, **os.environ, **self.env, CONTROLLER_ENV: str(os.getpid())}
+        local = {} if self.nodes > 1 else LOOPBACK_ENV  # ranks on several nodes talk over the network
+        env = {**local, **os.environ, **self.env, CONTROLLER_ENV: process_owner()}
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
-        launcher = local_launcher(self.mpiexec)
+        launcher = self.mpiexec if self.nodes > 1 else local_launcher(self.mpiexec)
         command = [launcher, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
         with open(self._dir / "stderr.txt", "wb") as errors:
             self._st["proc"] = subprocess.Popen(
@@ -239,7 +283,9 @@ class WorkerWorld:
         finally:
             listener.close()
         self._st["pids"] = list(hello.get("pids", []))
-        self._st["files"] |= mpi_temp.held_by_any(process_tree(self._proc.pid) + self._st["pids"])
+        self._st["owners"] = list(hello.get("owners", []))
+        self._st["nodes"] = list(hello.get("nodes", []))
+        self._st["files"] |= mpi_temp.held_by_any(process_tree(self._proc.pid) + self.local_pids)
         self.mpi_library = hello.get("mpi_library", "")
 
     def _why(self, what: str) -> str:
@@ -259,7 +305,7 @@ class WorkerWorld:
                 if self._proc.poll() is not None:
                     raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode}")) from None
                 # hydra sometimes misses a rank that died early and leaves the others waiting in a collective
-                dead = [rank for rank, pid in enumerate(self._st["pids"]) if not pid_running(pid)]
+                dead = dead_local_ranks(self._st["owners"])
                 if dead:
                     raise BenchError(self._why(f"rank {dead[0]} exited while the others were still running")) from None
                 continue
@@ -318,6 +364,7 @@ class WorkerWorld:
             return Measurement.failed(str(exc), hints_requested=dict(spec.hints))
         measurement = Measurement.from_dict(reply["measurement"])
         measurement.extra["mpi_library"] = self.mpi_library
+        measurement.extra["nodes"] = self.rank_nodes
         return measurement
 
     def close(self) -> None:
@@ -344,8 +391,9 @@ class WorkerWorld:
         files = set(state["files"])
         if proc is not None:
             tree = process_tree(proc.pid) if proc.poll() is None else []
-            # Ranks orphaned by a dead mpiexec are no longer in its tree; kill them by pid.
-            orphans = [pid for pid in state["pids"] if pid not in tree and _is_worker(pid)]
+            # Ranks orphaned by a dead mpiexec are no longer in its tree; kill those of this host by pid.
+            alive_here = [local_pid(owner) for owner in state["owners"]]
+            orphans = [pid for pid in alive_here if pid is not None and pid not in tree and _is_worker(pid)]
             files |= mpi_temp.held_by_any(tree + orphans)
             kill_tree(tree[::-1] + orphans)
             try:
@@ -355,4 +403,4 @@ class WorkerWorld:
         mpi_temp.remove(files)
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)
-        state.update(proc=None, sock=None, dir=None, pids=[], files=set())
+        state.update(proc=None, sock=None, dir=None, pids=[], owners=[], nodes=[], files=set())

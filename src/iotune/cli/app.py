@@ -21,10 +21,12 @@ from iotune.cli import (
     screen_cmd,
     signals,
     space_cmd,
+    status_cmd,
     store_cmd,
     testbed_cmd,
     tune_cmd,
     variability_cmd,
+    worker_cmd,
 )
 from iotune.errors import IotuneError
 
@@ -37,6 +39,8 @@ app = typer.Typer(
 )
 app.add_typer(space_cmd.app, name="space")
 app.command("bench")(bench_cmd.bench)
+app.command("worker")(worker_cmd.worker)
+app.command("status")(status_cmd.status)
 app.command("screen")(screen_cmd.screen)
 app.command("demo")(demo_cmd.demo)
 app.command("results")(results_cmd.results)

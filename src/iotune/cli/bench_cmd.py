@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import make_runner, prepare_scratch, run_campaign, storage_provider
+from iotune.cli.common import prepare_scratch, run_campaign, runner_and_storage
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 
@@ -34,8 +34,26 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
                                          "(e.g. 0.05); --repeats is then the cap."),
           confidence: float = typer.Option(0.95, "--confidence", help="Confidence level for --adaptive."),
           min_repeats: int = typer.Option(3, "--min-repeats", help="Repeats before --adaptive may stop."),
+          executor: str = typer.Option("local", "--executor", help="local (trials run in this process) or slurm "
+                                       "(a Slurm job array of --workers workers; needs a PostgreSQL --db)."),
+          workers: int = typer.Option(None, "--workers", min=1, help="With --executor slurm: workers (array tasks); "
+                                      "a sampler that proposes one configuration at a time proposes this many."),
+          partition: str = typer.Option(None, "--partition", help="With --executor slurm: the partition."),
+          time_limit: str = typer.Option(None, "--time-limit", help="With --executor slurm: each worker's time "
+                                         "limit (Slurm's format: 30, 2:00:00, 1-12)."),
+          nodes_per_trial: int = typer.Option(1, "--nodes-per-trial", min=1, help="With --executor slurm: nodes "
+                                              "of each worker's allocation; a trial's MPI ranks span them."),
+          sbatch_option: list[str] = typer.Option(None, "--sbatch-option", help="With --executor slurm: one more "
+                                                  "#SBATCH line, e.g. --account=proj (repeatable)."),
+          job_setup: list[str] = typer.Option(None, "--job-setup", help="With --executor slurm: a shell line the "
+                                              "job runs before the worker, e.g. 'module load mpich' (repeatable)."),
+          grace: float = typer.Option(None, "--grace", min=1, help="With --executor slurm: seconds without a "
+                                      "heartbeat after which a worker's trial is taken over (default 120)."),
+          replay_scale: float = typer.Option(1.0, "--replay-scale", min=0, help="With --runner replay:TABLE.csv: "
+                                             "sleep this times each recorded trial's I/O time."),
           mpiexec: str = MPIEXEC, db: str = DB) -> None:
     """Measure a spec's configurations (chosen by its sampler), with repeats, into the store; resumable."""
+    from iotune.errors import IotuneError
     from iotune.spec import load_spec
 
     loaded = load_spec(spec).with_campaign(
@@ -43,15 +61,31 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
         adaptive=None if adaptive is None else {"rel_half_width": adaptive, "confidence": confidence,
                                                 "min_repeats": min_repeats})
     study = study or loaded.name
-    measure_spec(loaded, study, db, resume=resume, retry_failed=retry_failed, scratch=scratch, runner=runner,
-                 timeout=timeout, mpiexec=mpiexec)
+    if executor == "slurm":
+        from iotune.cli.slurm_executor import measure_on_slurm
+        from iotune.study.slurm import SlurmJob
+
+        job = SlurmJob(workers or 1, partition, time_limit, nodes_per_trial, tuple(sbatch_option or ()),
+                       tuple(job_setup or ()))
+        measure_on_slurm(loaded, study, db, job, resume=resume, retry_failed=retry_failed, scratch=scratch,
+                         runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale, grace=grace)
+    elif executor == "local":
+        slurm_only = [name for name, value in (("--workers", workers), ("--partition", partition),
+                                               ("--time-limit", time_limit), ("--sbatch-option", sbatch_option),
+                                               ("--job-setup", job_setup), ("--grace", grace)) if value]
+        if slurm_only or nodes_per_trial != 1:
+            raise IotuneError(f"{', '.join(slurm_only or ['--nodes-per-trial'])} only apply with --executor slurm")
+        measure_spec(loaded, study, db, resume=resume, retry_failed=retry_failed, scratch=scratch, runner=runner,
+                     timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale)
+    else:
+        raise IotuneError(f"--executor must be local or slurm, got {executor!r}")
     Terminal().info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
 
 
 def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retry_failed: bool = False,
                  scratch: Path | None = None, runner: str = "builtin", timeout: float = 600.0,
                  mpiexec: str | None = None, testbed_dir: Path | None = None, configurations=None,
-                 terminal: Terminal | None = None):
+                 terminal: Terminal | None = None, replay_scale: float = 1.0):
     """Measure ``spec`` into ``study`` of the store ``db``, with a progress bar; returns the campaign's report."""
     from iotune.bench.platform import platform_info
     from iotune.store import Store
@@ -61,9 +95,8 @@ def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retr
     scratch = prepare_scratch(scratch)
     platform = platform_info(scratch)
     with Store(db) as store:
-        bench_runner = make_runner(runner, timeout, mpiexec)
+        bench_runner, storage = runner_and_storage(spec, runner, timeout, mpiexec, scratch, testbed_dir, replay_scale)
         try:
-            storage = storage_provider(spec, runner, timeout, mpiexec, testbed_dir)
             campaign = prepare(store, spec, study, bench_runner, scratch, resume=resume, retry_failed=retry_failed,
                                storage=storage, platform=platform, configurations=configurations)
             where = "on testbeds (a file system per storage configuration)" if spec.uses_testbed else \

@@ -8,7 +8,7 @@ from pathlib import Path
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
 
-RUNNERS = ("builtin", "ior")
+RUNNERS = ("builtin", "ior", "replay:TABLE.csv")
 
 
 def default_scratch() -> Path:
@@ -25,17 +25,39 @@ def prepare_scratch(scratch: Path | None) -> Path:
     return scratch
 
 
-def make_runner(kind: str, timeout: float, mpiexec: str | None):
-    """The benchmark runner ``kind`` (builtin: iotune's MPI kernel; ior: the ior binary)."""
+def make_runner(kind: str, timeout: float, mpiexec: str | None, nodes: int = 1):
+    """The benchmark runner ``kind`` (builtin: iotune's MPI kernel, its ranks over ``nodes`` nodes of a Slurm
+    allocation; ior: the ior binary)."""
     if kind == "builtin":
         from iotune.bench.runner import BuiltinRunner
 
-        return BuiltinRunner(mpiexec=mpiexec, timeout=timeout)
+        return BuiltinRunner(mpiexec=mpiexec, timeout=timeout, nodes=nodes)
     if kind == "ior":
         from iotune.bench.ior import IorRunner
 
         return IorRunner(mpiexec=mpiexec, timeout=timeout)
     raise IotuneError(f"--runner must be one of {', '.join(RUNNERS)}, got {kind!r}")
+
+
+def runner_and_storage(spec, kind: str, timeout: float, mpiexec: str | None, scratch: Path,
+                       testbed_dir: Path | None = None, replay_scale: float = 1.0, nodes: int = 1):
+    """The runner and the storage provider (None unless the spec varies storage) for ``spec``.
+
+    ``replay:TABLE.csv`` replays recorded trials instead of measuring (:mod:`iotune.study.replay`).
+    ``nodes``: the builtin runner's trials span that many nodes (a worker in a Slurm allocation).
+    """
+    if kind.startswith("replay:"):
+        from iotune.study.replay import ReplayRunner, ReplayStorage, ReplayTable
+
+        table = ReplayTable(spec, kind.split(":", 1)[1])
+        storage = ReplayStorage(table, scratch, replay_scale) if spec.uses_testbed else None
+        return ReplayRunner(table, scale=replay_scale), storage
+    runner = make_runner(kind, timeout, mpiexec, nodes)
+    try:
+        return runner, storage_provider(spec, kind, timeout, mpiexec, testbed_dir)
+    except BaseException:
+        runner.close()
+        raise
 
 
 def storage_provider(spec, runner_kind: str, timeout: float, mpiexec: str | None, testbed_dir: Path | None = None):
@@ -67,9 +89,22 @@ def run_campaign(campaign, terminal: Terminal | None = None, label: str | None =
                               f"{measurement.error}")
             bar.advance(f"failed {failed['n']}")
 
+        progress = None
         if campaign.worker is not None:
             campaign.worker.on_trial = on_trial
+        else:  # trials run elsewhere: the bar follows the store
+            progress = StoreProgress(campaign.store, campaign.study.id, bar)
+            waiting = campaign.on_wait
+
+            def on_wait() -> None:
+                progress.update()
+                if waiting is not None:
+                    waiting()
+
+            campaign.on_wait = on_wait
         report = campaign.run()
+        if progress is not None:
+            progress.update()
     summary = (f"{report.completed} trials completed, {report.failed} failed, {report.already_done} already in the "
                f"store" + (f", {report.invalid} configurations cannot run" if report.invalid else "")
                + f" ({report.seconds:.1f} s)")
@@ -95,3 +130,34 @@ def _describe(campaign, trial) -> str:
         return campaign.study.space.configuration(trial.config).describe()
     except IotuneError:
         return trial.config_key
+
+
+class StoreProgress:
+    """Advances a progress bar by the trials of a study run since it was made (by any worker).
+
+    A trial counts once in one of ``states`` (run: COMPLETE or FAILED).  With
+    ``whole_study`` the bar covers every trial of the study, finished before or
+    not, and its total follows the queue as the controller adds to it.
+    """
+
+    def __init__(self, store, study_id: int, bar, whole_study: bool = False,
+                 states: tuple[str, ...] = ("COMPLETE", "FAILED")):
+        self.store, self.study_id, self.bar, self.whole_study, self.states = store, study_id, bar, whole_study, states
+        self.start = 0 if whole_study else self._finished()[0]
+        self.shown = 0
+
+    def _finished(self) -> tuple[int, dict]:
+        counts = self.store.queue_counts(self.study_id)
+        return sum(counts.get(state, 0) for state in self.states), counts
+
+    def update(self) -> dict:
+        """Catch the bar up with the store; return the study's trial counts."""
+        finished, counts = self._finished()
+        if self.whole_study:
+            self.bar.set_total(sum(counts.values()))
+        status = f"running {counts.get('RUNNING', 0)}, queued {counts.get('PENDING', 0)}, " \
+                 f"failed {counts.get('FAILED', 0)}"
+        while self.shown < finished - self.start:
+            self.shown += 1
+            self.bar.advance(status)
+        return counts

@@ -101,11 +101,18 @@ class _RichProgress:
     def advance(self, status: str = "") -> None:
         self.bar.update(self.task, advance=1, status=status)
 
+    def set_total(self, total: int | None) -> None:
+        self.bar.update(self.task, total=total)
+
 
 class _PlainProgress:
     def __init__(self, terminal: Terminal, description: str, total: int | None) -> None:
         self.terminal, self.description, self.total, self.done = terminal, description, total, 0
         self.step = max(1, (total or 10) // 10)
+
+    def set_total(self, total: int | None) -> None:
+        if total != self.total:
+            self.total, self.step = total, max(1, (total or 10) // 10)
 
     def advance(self, status: str = "") -> None:
         self.done += 1

@@ -1,4 +1,4 @@
-"""The store's tables (schema version 3) and the check that runs when a database is opened.
+"""The store's tables (schema version 4) and the check that runs when a database is opened.
 
 Version 2 added ``models``: trained predictors and their provenance per study.
 Version 3 added the queue that lets several workers share a study: a trial may
@@ -8,6 +8,9 @@ worker that claimed it: host, pid and that process's start time) and a
 spec (``spec_yaml``) and the lease of the one process that asks its sampler
 for configurations (``controller``, ``controller_at``).  A model row says the
 ``format`` of its blob (v2 rows are ``pickle``, which iotune no longer loads).
+Version 4 indexes the queue in its order (study, state, seq, id), so that
+claiming the next trial reads the first unlocked index entry instead of
+sorting every pending trial (docs/benchmarks.md: "The queue in one PostgreSQL").
 
 JSON documents (configurations, hints, settings) live in text columns written
 with canonical JSON, so SQLite and PostgreSQL hold byte-identical values.
@@ -22,7 +25,7 @@ import sqlalchemy as sa
 
 from iotune.errors import StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 metadata = sa.MetaData(
     naming_convention={
@@ -104,7 +107,7 @@ trials = sa.Table(
     sa.Column("seq", sa.BigInteger),
     sa.UniqueConstraint("study_id", "config_key", "repeat"),
     sa.CheckConstraint("state IN ('PENDING', 'RUNNING', 'COMPLETE', 'FAILED', 'INVALID')", name="state"),
-    sa.Index(None, "study_id", "state"),
+    sa.Index(None, "study_id", "state", "seq", "id"),
 )
 
 measurements = sa.Table(
@@ -179,8 +182,15 @@ def _add_queue(conn: sa.Connection) -> None:
         conn.exec_driver_sql("PRAGMA writable_schema = OFF")
 
 
+def _index_queue(conn: sa.Connection) -> None:
+    """Version 3 -> 4: the (study, state) index becomes (study, state, seq, id), the queue's order."""
+    conn.exec_driver_sql("DROP INDEX IF EXISTS ix_trials_study_id_state")
+    for index in trials.indexes:
+        index.create(conn, checkfirst=True)
+
+
 # Upgrade steps: MIGRATIONS[v] takes a version-v database to version v + 1.
-MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _add_models, 2: _add_queue}
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _add_models, 2: _add_queue, 3: _index_queue}
 
 
 def _migrate(conn: sa.Connection, from_version: int) -> None:

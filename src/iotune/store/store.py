@@ -146,6 +146,17 @@ class Store:
         with self._read() as conn:
             return [queries.study_record(r) for r in conn.execute(sa.select(studies).order_by(studies.c.name))]
 
+    def update_settings(self, study: str | int, changes: dict) -> dict:
+        """Merge ``changes`` into a study's settings (e.g. the Slurm job that runs its workers); return them all."""
+        with self._write() as conn:
+            study_id = self._study_id(conn, study)
+            text = conn.execute(sa.select(studies.c.settings_json).where(studies.c.id == study_id)
+                                .with_for_update()).scalar()
+            settings = {**queries.loads(text, {}), **changes}
+            conn.execute(studies.update().where(studies.c.id == study_id)
+                         .values(settings_json=queries.dumps(settings, "study settings")))
+            return settings
+
     def delete_study(self, name: str) -> None:
         """Remove a study with all its trials, measurements and models; StoreError if there is none of that name."""
         with self._write() as conn:
@@ -324,7 +335,7 @@ class Store:
         (queued twice is queued once), except a FAILED one with ``retry_failed``,
         which is queued again.
         """
-        queued = 0
+        queued, inserts = 0, []
         with self._write() as conn:
             study_id = self._study_id(conn, study)
             seq = conn.execute(sa.select(sa.func.coalesce(sa.func.max(trials.c.seq), 0))
@@ -343,7 +354,7 @@ class Store:
                           "benchmark_json": None if item.get("benchmark") is None
                           else queries.dumps(item["benchmark"], "benchmark")}
                 if found is None:
-                    conn.execute(trials.insert().values(
+                    inserts.append(dict(
                         study_id=study_id, config_key=item["config_key"], repeat=item["repeat"],
                         workload_key=item["workload_key"], config_json=queries.dumps(item["config"], "configuration"),
                         **values))
@@ -352,30 +363,31 @@ class Store:
                     conn.execute(trials.update().where(trials.c.id == found[0]).values(**values))
                 states[key] = (None, "PENDING")
                 queued += 1
+            if inserts:  # one executemany: queueing 10,000 trials is one round trip per batch, not per trial
+                conn.execute(trials.insert(), inserts)
         return queued
 
     def claim(self, study: str | int, owner: str, *, dead_owners: tuple[str, ...] = (),
               stale_before: str | None = None, platform_id: int | None = None) -> TrialRecord | None:
         """Hand the next trial of the queue to ``owner`` as RUNNING, or None when nothing is left to claim.
 
-        Claimable, in queue order: PENDING trials, and RUNNING trials whose owner
-        is in ``dead_owners`` or whose heartbeat is older than ``stale_before``
-        (ISO 8601 UTC): their worker died, so the trial starts again.
+        Claimable, each kind in queue order: first RUNNING trials whose owner is
+        in ``dead_owners`` or whose heartbeat is older than ``stale_before`` (ISO
+        8601 UTC: their worker died, so the trial starts again), then PENDING
+        trials.  Each is one ordered index lookup (schema v4), however long the queue.
         """
         with self._write() as conn:
             study_id = self._study_id(conn, study)
-            running = trials.c.state == "RUNNING"
             takeover = []
             if dead_owners:
-                takeover.append(running & trials.c.owner.in_(list(dead_owners)))
+                takeover.append(trials.c.owner.in_(list(dead_owners)))
             if stale_before is not None:
-                takeover.append(running & (sa.func.coalesce(trials.c.heartbeat_at, "") < stale_before))
-            query = (sa.select(trials.c.id).where(trials.c.study_id == study_id,
-                                                   sa.or_(trials.c.state == "PENDING", *takeover))
-                     .order_by(trials.c.seq, trials.c.id).limit(1))
-            if conn.dialect.name == "postgresql":
-                query = query.with_for_update(skip_locked=True)
-            trial_id = conn.execute(query).scalar()
+                takeover.append(sa.func.coalesce(trials.c.heartbeat_at, "") < stale_before)
+            trial_id = None
+            if takeover:
+                trial_id = conn.execute(self._next(conn, study_id, "RUNNING", sa.or_(*takeover))).scalar()
+            if trial_id is None:
+                trial_id = conn.execute(self._next(conn, study_id, "PENDING")).scalar()
             if trial_id is None:
                 return None
             conn.execute(measurements.delete().where(measurements.c.trial_id == trial_id))
@@ -383,6 +395,15 @@ class Store:
                 state="RUNNING", owner=owner, heartbeat_at=queries.now(), started_at=queries.now(),
                 uid=queries.new_uid(), platform_id=platform_id, error=None, finished_at=None))
             return queries.select_trials(conn, trial_id=trial_id)[0]
+
+    @staticmethod
+    def _next(conn: sa.Connection, study_id: int, state: str, *where) -> sa.Select:
+        """The first trial of the study in ``state`` (and ``where``) in queue order, locked; others' locks skipped."""
+        query = (sa.select(trials.c.id).where(trials.c.study_id == study_id, trials.c.state == state, *where)
+                 .order_by(trials.c.seq, trials.c.id).limit(1))
+        if conn.dialect.name == "postgresql":
+            query = query.with_for_update(skip_locked=True)
+        return query
 
     def set_trial_platform(self, trial_id: int, platform_id: int) -> None:
         """Record where a claimed trial runs (:meth:`register_platform`)."""

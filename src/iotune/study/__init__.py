@@ -4,12 +4,23 @@
 a sampler's proposals queued, measured by workers and told back.  ``Worker``:
 claims and runs queued trials (in this process, ``iotune worker``, or Slurm).
 ``Objective``: what the sampler minimises (time, bandwidth as s/MiB, cost).
+
+Names load with their module when first used, so that a worker (which needs
+no sampler, hence no scipy) starts quickly: on a cluster, hundreds of workers
+importing scipy at once from a shared file system is a start-up storm.
 """
 
-from iotune.study.campaign import Campaign, CampaignReport
-from iotune.study.objective import OBJECTIVES, Objective
-from iotune.study.study import Study, StudyError, measurement_identity, spec_of
-from iotune.study.worker import Worker, WorkerReport
+from importlib import import_module
 
-__all__ = ["OBJECTIVES", "Campaign", "CampaignReport", "Objective", "Study", "StudyError", "Worker", "WorkerReport",
-           "measurement_identity", "spec_of"]
+_EXPORTS = {"Campaign": "campaign", "CampaignReport": "campaign", "OBJECTIVES": "objective", "Objective": "objective",
+            "Study": "study", "StudyError": "study", "measurement_identity": "study", "spec_of": "study",
+            "Worker": "worker", "WorkerReport": "worker"}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'iotune.study' has no attribute {name!r}")
+    return getattr(import_module(f"iotune.study.{module}"), name)

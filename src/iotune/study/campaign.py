@@ -68,12 +68,20 @@ class Campaign:
     default to the spec's; ``objective`` is what the sampler minimises.
     ``worker`` None means every trial is run by workers elsewhere (a Slurm job
     array): the controller then only queues and waits.  ``on_batch(trials)``
-    is called with the number of trials queued for each round.
+    is called with the number of trials queued for each round; ``on_start()``
+    once this process holds the study's controller lease, before the first
+    proposal (an executor re-attaches to running workers there);
+    ``on_wait()`` every ``poll_s`` seconds while the controller waits for
+    trials run elsewhere (an executor starts its workers at the first call, so
+    none of them sees a study without a controller or a campaign with nothing
+    to run, and checks on them later; it may raise an IotuneError to end the
+    campaign, e.g. when the workers' job ended).
     """
 
     def __init__(self, study: Study, sampler: Sampler, worker: Worker | None, *, objective: Objective | None = None,
                  repeats: int | None = None, adaptive=None, retry_failed: bool = False,
-                 grace_s: float = GRACE_S, poll_s: float = POLL_S, on_batch: Callable[[int], None] | None = None):
+                 grace_s: float = GRACE_S, poll_s: float = POLL_S, on_batch: Callable[[int], None] | None = None,
+                 on_start: Callable[[], None] | None = None, on_wait: Callable[[], None] | None = None):
         self.study = study
         self.store = study.store
         self.sampler = sampler
@@ -85,9 +93,12 @@ class Campaign:
         self.grace_s = grace_s
         self.poll_s = poll_s
         self.on_batch = on_batch
+        self.on_start = on_start
+        self.on_wait = on_wait
         self.owner = worker.owner if worker is not None else process_owner()
         self.report = CampaignReport()
         self._walls: list[float] = []
+        self._round: set[tuple[str, int]] = set()
 
     def expected_trials(self) -> int | None:
         """Trials this campaign plans at most (designs and budgets), or None when the sampler cannot say."""
@@ -101,17 +112,19 @@ class Campaign:
         """Ask, measure and tell until the sampler is done; Ctrl-C ends it cleanly (``report.interrupted``)."""
         started = time.monotonic()
         self._acquire_lease()
-        lease = _Lease(self.store, self.study.id, self.owner)
+        lease = _Lease(self.store, self.study.id, self.owner, every=min(HEARTBEAT_S, self.grace_s / 4))
         try:
             with lease:
+                if self.on_start is not None:
+                    self.on_start()
                 while batch := self.sampler.ask(self.sampler.batch or 1_000_000):
                     runnable = [c for c in batch if self._check(c)]
                     self._measure(runnable)
-                    for configuration in runnable:
-                        self._tell(configuration)
+                    self._tell(runnable)
         except KeyboardInterrupt:
             self.report.interrupted = True
         finally:
+            self._count_round()
             self.store.release_controller(self.study.id, self.owner)
             if self.worker is not None:
                 self.report.testbeds_built = self.worker.report.testbeds_built
@@ -177,14 +190,24 @@ class Campaign:
             self.report.queued += queued
             if self.on_batch is not None and queue:
                 self.on_batch(len(queue))
-            self._run_until_finished({(c.key, repeat) for c, _ in queue})
+            self._round = {(c.key, repeat) for c, _ in queue}
+            self._run_until_finished(self._round)
+            self._count_round()
 
     def _run_until_finished(self, wanted: set[tuple[str, int]]) -> None:
-        """Run queued trials here (when this process has a worker) until every wanted trial is finished."""
-        wait_for_trials(self.store, self.study.id, self.worker, wanted, self.poll_s)
-        if self.worker is not None:
-            self.report.completed = self.worker.report.completed
-            self.report.failed = self.worker.report.failed
+        """Run queued trials here (when this process has a worker) until every wanted trial is finished,
+        whoever runs them; ``on_wait`` is called at every poll while other workers run them."""
+        wait_for_trials(self.store, self.study.id, self.worker, wanted, self.poll_s, on_wait=self.on_wait)
+
+    def _count_round(self) -> None:
+        """Add the trials of the current round that are finished to the report (by whichever worker ran them)."""
+        if not self._round:
+            return
+        states = self.store.trial_states(self.study.id)
+        finished = [states.get(item) for item in self._round]
+        self.report.completed += finished.count("COMPLETE")
+        self.report.failed += finished.count("FAILED")
+        self._round = set()
 
     def _complete_times(self, keys: list[str]) -> dict[str, list[float]]:
         times: dict[str, list[float]] = {}
@@ -205,10 +228,16 @@ class Campaign:
         planner = RepeatPlanner(adaptive.rel_half_width, adaptive.confidence, self.repeats)
         return planner.should_stop(samples).stop
 
-    def _tell(self, configuration: Configuration) -> None:
-        outcome = self.objective.outcome(self.store.trials(self.study.id, config_keys=[configuration.key]))
-        self.sampler.tell(configuration, outcome)
-        self.report.configurations += 1
+    def _tell(self, configurations: list[Configuration]) -> None:
+        """Tell the sampler each configuration's outcome, in ask order (one read of the store for the batch)."""
+        if not configurations:
+            return
+        found: dict[str, list] = {}
+        for trial in self.store.trials(self.study.id, config_keys=[c.key for c in configurations]):
+            found.setdefault(trial.config_key, []).append(trial)
+        for configuration in configurations:
+            self.sampler.tell(configuration, self.objective.outcome(found.get(configuration.key, [])))
+            self.report.configurations += 1
 
 
 def _storage_key(spec, configuration: Configuration) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from iotune.samplers import DesignSampler, make_sampler
+from iotune.samplers.parallel import parallel
 from iotune.spec import CampaignSpec
 from iotune.spec.mapping import benchmark_spec
 from iotune.study.campaign import Campaign
@@ -22,13 +23,19 @@ from iotune.study.worker import Worker
 def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *, sampler: str | None = None,
             budget: int | None = None, seed: int | None = None, options: dict | None = None,
             configurations=None, resume: bool = False, retry_failed: bool = False, storage=None,
-            platform: dict | None = None, on_trial=None, on_batch=None, objective: str | None = None) -> Campaign:
+            platform: dict | None = None, on_trial=None, on_batch=None, objective: str | None = None,
+            workers: int = 1, lie: str = "mean", on_start=None, on_wait=None, poll_s: float | None = None) -> Campaign:
     """A campaign of ``spec`` in study ``study_name``, measured here by ``runner`` in ``scratch``.
 
     ``sampler``, ``budget``, ``seed`` and ``options`` override the spec's
     ``campaign:`` settings; ``configurations`` (a list) replaces the sampler by
     that fixed design.  ``storage`` builds testbeds for a spec that varies
-    storage (:class:`iotune.testbed.TestbedProvider`).
+    storage (:class:`iotune.testbed.TestbedProvider`).  ``runner`` None runs
+    no worker here: the trials are run by ``workers`` workers elsewhere (a
+    Slurm job array), and a sampler that proposes one configuration at a time
+    proposes ``workers`` at a time instead (:mod:`iotune.samplers.parallel`,
+    with the constant ``lie``).  ``on_start``, ``on_wait`` and ``poll_s`` go to
+    the :class:`Campaign`.
     """
     spec.check_runnable()
     settings = spec.campaign
@@ -37,9 +44,10 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     if configurations is not None:
         chosen = DesignSampler(spec.space, configurations, seed=seed, budget=budget, shuffle=False)
     else:
-        chosen = make_sampler(sampler or settings.sampler, spec.space, seed=seed, budget=budget,
-                              options={**settings.options, **(options or {})}, spec=spec)
-    if spec.uses_testbed and storage is None:
+        name, merged = sampler or settings.sampler, {**settings.options, **(options or {})}
+        chosen = parallel(lambda: make_sampler(name, spec.space, seed=seed, budget=budget, options=merged, spec=spec),
+                          workers, lie=lie)
+    if spec.uses_testbed and storage is None and runner is not None:
         raise StudyError("this spec builds storage (file system, devices, device class): only a testbed applies "
                          "it; run iotune as root on a machine with loop devices and the blkio cgroup")
     if storage is not None:
@@ -52,6 +60,8 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     stored_design = study.record.settings.get("screening")
     if resume and "screening" in record and stored_design not in (None, record["screening"]):
         raise StudyError(f"study {study_name!r} was screened with other factors or levels; use another --study name")
-    worker = Worker(study, runner, scratch, storage=storage, platform=platform, on_trial=on_trial)
+    worker = None if runner is None else Worker(study, runner, scratch, storage=storage, platform=platform,
+                                                on_trial=on_trial)
+    timing = {} if poll_s is None else {"poll_s": poll_s}
     return Campaign(study, chosen, worker, objective=Objective(objective or settings.objective),
-                    retry_failed=retry_failed, on_batch=on_batch)
+                    retry_failed=retry_failed, on_batch=on_batch, on_start=on_start, on_wait=on_wait, **timing)

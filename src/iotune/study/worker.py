@@ -16,6 +16,7 @@ it closes.
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +45,18 @@ def dead_owners(store, study) -> tuple[str, ...]:
     return tuple(owner for owner in store.running_owners(study) if owner_is_dead(owner))
 
 
+def controller_gone(store, study, grace_s: float = GRACE_S) -> bool:
+    """True when no live process holds the study's controller lease: nobody will queue more trials.
+
+    The lease is gone when it is free, when its holder provably died on this
+    host, or when it was not renewed for ``grace_s`` seconds.
+    """
+    record = store.get_study(study.name)
+    if record is None or record.controller is None or owner_is_dead(record.controller):
+        return True
+    return (record.controller_at or "") < stale_before(grace_s)
+
+
 @dataclass
 class WorkerReport:
     """What a worker did: trials completed and failed, results dropped because another worker took the trial over."""
@@ -53,6 +66,7 @@ class WorkerReport:
     dropped: int = 0
     testbeds_built: int = 0
     testbed_warnings: list[str] = field(default_factory=list)
+    stopped: str = ""
 
 
 TrialCallback = Callable[[object, Measurement], None]
@@ -63,7 +77,7 @@ class Worker:
 
     def __init__(self, study, runner, scratch: Path, *, storage=None, platform: dict | None = None,
                  owner: str | None = None, heartbeat_s: float = HEARTBEAT_S, grace_s: float = GRACE_S,
-                 on_trial: TrialCallback | None = None):
+                 on_trial: TrialCallback | None = None, extra: dict | None = None):
         self.study = study
         self.store = study.store
         self.runner = runner
@@ -74,6 +88,7 @@ class Worker:
         self.heartbeat_s = heartbeat_s
         self.grace_s = grace_s
         self.on_trial = on_trial
+        self.extra = dict(extra or {})
         self.report = WorkerReport()
         self._platform_ids: dict[str, int] = {}
         self._session = None
@@ -108,6 +123,44 @@ class Worker:
         while (stop is None or not stop()) and self.run_one():
             pass
 
+    def serve(self, *, max_trials: int | None = None, idle_exit: float | None = None, poll_s: float = 0.05,
+              poll_max_s: float = 2.0) -> str:
+        """Run trials as they are queued until there is nothing left to do; return why it stopped.
+
+        Stops after ``max_trials`` trials; when nothing is claimable and no
+        live controller holds the study (:func:`controller_gone`: nobody will
+        queue more); or after ``idle_exit`` seconds without a claimable trial.
+        While idle it asks the store again after ``poll_s`` seconds, doubling
+        the pause up to ``poll_max_s`` (with +-20% jitter, so that many workers
+        do not ask in step).  A store that cannot be reached is asked again for
+        up to the grace period before the error is raised.
+        """
+        ran, idle_since, pause, unreachable_since = 0, None, poll_s, None
+        while max_trials is None or ran < max_trials:
+            try:
+                claimed = self.run_one()
+                gone = not claimed and controller_gone(self.store, self.study, self.grace_s)
+                unreachable_since = None
+            except StoreError:
+                unreachable_since = unreachable_since or time.monotonic()
+                if time.monotonic() - unreachable_since > self.grace_s:
+                    raise
+                claimed, gone = False, False
+            if claimed:
+                ran, idle_since, pause = ran + 1, None, poll_s
+                continue
+            if gone:
+                self.report.stopped = "the queue is empty and the study has no controller"
+                return self.report.stopped
+            idle_since = idle_since or time.monotonic()
+            if idle_exit is not None and time.monotonic() - idle_since >= idle_exit:
+                self.report.stopped = f"nothing to run for {idle_exit:g} s"
+                return self.report.stopped
+            time.sleep(pause * random.uniform(0.8, 1.2))
+            pause = min(2 * pause, poll_max_s)
+        self.report.stopped = f"ran {max_trials} trials (--max-trials)"
+        return self.report.stopped
+
     def _measure(self, trial) -> Measurement:
         spec = BenchmarkSpec.from_dict(trial.benchmark) if trial.benchmark else None
         if spec is None:
@@ -123,6 +176,7 @@ class Worker:
             measurement = runner.run(spec, scratch)
         if storage is not None:
             measurement.extra["storage"] = storage.to_dict()
+        measurement.extra.update(self.extra)
         return measurement
 
     def _set_platform(self, trial, storage) -> None:
@@ -180,11 +234,12 @@ class _Heartbeat:
 
 
 def wait_for_trials(store, study_id: int, worker: Worker | None, wanted: set[tuple[str, int]],
-                    poll_s: float = 1.0) -> None:
+                    poll_s: float = 1.0, on_wait: Callable[[], None] | None = None) -> None:
     """Run queued trials here (with ``worker``) until every wanted (configuration key, repeat) is finished.
 
     Other workers may hold some of them: then this waits, draining again in
-    between, so a trial whose owner died is taken over here.
+    between, so a trial whose owner died is taken over here; ``on_wait()`` is
+    called at every poll (it may raise to stop waiting).
     """
     while True:
         if worker is not None:
@@ -192,7 +247,16 @@ def wait_for_trials(store, study_id: int, worker: Worker | None, wanted: set[tup
             worker.drain()
             if worker.report.completed + worker.report.failed > before:
                 continue
-        states = store.trial_states(study_id)
-        if all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted):
+        if _finished(store, study_id, wanted):
             return
+        if on_wait is not None:
+            on_wait()
         time.sleep(poll_s)
+
+
+def _finished(store, study_id: int, wanted: set[tuple[str, int]]) -> bool:
+    counts = store.queue_counts(study_id)
+    if counts.get("PENDING") or counts.get("RUNNING"):
+        return False  # cheap while trials are queued or running: the full check reads every trial's state
+    states = store.trial_states(study_id)
+    return all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted)
