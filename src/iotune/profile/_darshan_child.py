@@ -13,7 +13,7 @@ MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VA
 
 
 def read(path: str) -> dict:
-    """Job metadata, module flags and every record's non-zero integer counters of the modules iotune uses."""
+    """Job metadata, module flags and every record's non-zero integer counters (and file name) of the modules iotune uses."""
     import darshan
 
     report = darshan.DarshanReport(path, read_all=True)
@@ -31,7 +31,8 @@ def read(path: str) -> dict:
             continue
         frame = report.records[name].to_df()["counters"]
         out["records"][name] = [{k: int(v) for k, v in row.items() if v and k != "id"}
-                                | {"rank": int(row["rank"])} for row in frame.to_dict("records")]
+                                | {"rank": int(row["rank"]), "file": str(report.name_records.get(row["id"], ""))}
+                                for row in frame.to_dict("records")]
     return out
 
 
