@@ -92,3 +92,13 @@ def test_bad_input_is_one_line(tmp_path, args, message):
     done = run_iotune("report", *args, "--db", tmp_path / "s.db", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_figures_are_deterministic_svg_and_png(search_store):
+    from iotune.report.figures import render
+
+    store, study = search_store
+    for figure in study_report(store, study).figures:
+        first, second = render(figure, png=True), render(figure, png=True)
+        assert first == second
+        assert first[0].startswith("<svg") and first[1].startswith(b"\x89PNG")

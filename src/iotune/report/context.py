@@ -18,6 +18,8 @@ class StudyData:
     spec: object
     trials: list
     platforms: dict[int, dict] = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)
+    """Results one section computes and another reuses (held-out predictions by predictor)."""
 
     @classmethod
     def load(cls, store, name: str) -> StudyData:

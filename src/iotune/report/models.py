@@ -18,7 +18,7 @@ from iotune.errors import IotuneError
 from iotune.report.tables import Figure, Section, Table, fmt_number
 
 PREDICTORS = (("cart", {"log_target": True}, "CART on log time"),
-              ("forest", {"log_target": True}, "random forest on log time"),
+              ("forest", {"log_target": True, "n_estimators": 30}, "random forest (30 trees) on log time"),
               ("linear", {}, "linear regression"))
 FOLDS = 5
 SEED = 0
@@ -61,13 +61,24 @@ def errors(measured, predicted) -> dict[str, float]:
             "r2": 1.0 - float(np.sum(residual ** 2)) / total if total > 0 else float("nan")}
 
 
-def quality(dataset, predictors=PREDICTORS, folds: int = FOLDS, seed: int = SEED) -> tuple[Table, Table, list[str]]:
-    """The error table (one row per predictor and one for the mean), the predictions table and problems met."""
+def memo_key(target: str, predictor: str, params: dict) -> tuple:
+    """Key of held-out predictions of I/O-time models in :attr:`StudyData.memo`."""
+    return ("held-out", target, predictor, tuple(sorted(params.items())))
+
+
+def quality(dataset, predictors=PREDICTORS, folds: int = FOLDS, seed: int = SEED,
+            memo: dict | None = None) -> tuple[Table, Table, list[str]]:
+    """The error table (one row per predictor and one for the mean), the predictions table and problems met.
+
+    ``memo`` receives each predictor's held-out predictions (:func:`memo_key`).
+    """
     rows, points, problems = [], [], []
     reference = None
     for name, params, label in predictors:
         try:
             predicted, reference = out_of_fold(dataset, name, params, folds, seed)
+            if memo is not None:
+                memo[memo_key(dataset.target, name, params)] = predicted
         except (IotuneError, ValueError, np.linalg.LinAlgError) as error:
             problems.append(f"{label}: could not be fitted ({error})")
             continue
@@ -114,7 +125,7 @@ def models_section(data) -> Section:
                                "least 3 to be cross-validated.")
     section = Section("models", title)
     dataset = Dataset.from_store(data.store, data.name, "time")
-    table, predictions, problems = quality(dataset)
+    table, predictions, problems = quality(dataset, memo=data.memo)
     section.warnings += problems
     for row in table.rows:
         if row[6] == "worse than the mean":

@@ -67,7 +67,7 @@ def choose_model(data):
 def log_error_sd(data, model) -> float | None:
     """Standard deviation of the model's held-out log errors (module docstring); None if it cannot be computed."""
     from iotune.learn import Dataset
-    from iotune.report.models import out_of_fold
+    from iotune.report.models import memo_key, out_of_fold
 
     options = model.dataset_options or {}
     try:
@@ -76,7 +76,11 @@ def log_error_sd(data, model) -> float | None:
                                      price_per_hour=options.get("price_per_hour", 1.0))
         if np.unique(dataset.config_keys).size < 3:
             return None
-        predicted, _ = out_of_fold(dataset, model.predictor_name, dict(model.params))
+        key = memo_key(model.target, model.predictor_name, dict(model.params))
+        plain = not options.get("phase") and model.categorical == "onehot" and model.target == "time"
+        predicted = data.memo.get(key) if plain else None  # the model-quality section's, when the same
+        if predicted is None:
+            predicted, _ = out_of_fold(dataset, model.predictor_name, dict(model.params))
     except (IotuneError, ValueError, np.linalg.LinAlgError):
         return None
     ok = (predicted > 0) & (dataset.y > 0)
