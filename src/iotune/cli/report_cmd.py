@@ -39,10 +39,9 @@ def report(
         from iotune.profile import workload_values_from
         from iotune.store import Store
 
-        source = workload if workload is not None else (str(profile) if profile is not None else None)
-        values = workload_values_from(source)[0] if source is not None else None
+        values = workload_values_from(workload)[0] if workload is not None else None
         with Store(db) as store:
-            made = study_report(store, study, values, source, profile)
+            made = study_report(store, study, values, workload, profile)
     written = write_report(made, output, plots)
     empty = [s.title for s in made.sections if s.empty]
     terminal.success(f"report written to {written.path} ({written.size / 1024:.0f} KiB, {written.figures} figures)"

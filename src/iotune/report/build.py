@@ -53,7 +53,11 @@ def _timed(seconds: dict, key: str, title: str, compute: Callable[[], Section]) 
 
 def study_report(store, study: str, workload: dict | None = None, workload_source: str | None = None,
                  profile: str | Path | None = None) -> Report:
-    """Every section of a study's report (and a Darshan profile's, when given); StudyError if there is no study."""
+    """Every section of a study's report (and a Darshan profile's, when given); StudyError if there is no study.
+
+    ``workload`` (values in :mod:`iotune.workload`'s vocabulary) chooses what to recommend for; without it a
+    ``profile``'s workload is used, else every workload of the space.
+    """
     from iotune.report.campaign import campaign_section
     from iotune.report.context import StudyData
     from iotune.report.effects import effects_section
@@ -66,6 +70,13 @@ def study_report(store, study: str, workload: dict | None = None, workload_sourc
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     data = StudyData.load(store, study)
+    read = None
+    if profile is not None:
+        from iotune.report.darshan import read_profile
+
+        read = read_profile(profile)  # read once: the profile's section, and its workload when none is given
+        if workload is None:
+            workload, workload_source = read[1].values(), str(profile)
     seconds["load"] = time.perf_counter() - start
     parts = [("campaign", "The campaign", lambda: campaign_section(data)),
              ("performance", "Bandwidth and I/O time per configuration", lambda: performance_section(data)),
@@ -79,7 +90,7 @@ def study_report(store, study: str, workload: dict | None = None, workload_sourc
     if profile is not None:
         from iotune.report.darshan import profile_section
 
-        sections.append(_timed(seconds, "profile", "Workload profile", lambda: profile_section(profile)))
+        sections.append(_timed(seconds, "profile", "Workload profile", lambda: profile_section(profile, read)))
     return Report(f"iotune report: study {data.name}", f"store {store.url}", sections, seconds)
 
 

@@ -9,6 +9,34 @@ from iotune.records import io_seconds
 from iotune.study import Study
 
 
+class ReadCache:
+    """A store whose trial reads are kept: a report reads one study's trials several times over (its datasets,
+    repeats and spreads each ask the store), and each read of a few thousand trials costs about half a second.
+
+    Everything else goes to the store.  Only for the time of one report: trials added meanwhile are not seen.
+    """
+
+    def __init__(self, store):
+        self._store = store
+        self._trials: dict[tuple, list] = {}
+
+    def trials(self, study=None, state=None, config_keys=None):
+        if config_keys is not None:
+            return self._store.trials(study=study, state=state, config_keys=config_keys)
+        if (study, state) not in self._trials:
+            if state is not None and (study, None) in self._trials:
+                self._trials[(study, state)] = [t for t in self._trials[(study, None)] if t.state == state]
+            else:
+                self._trials[(study, state)] = self._store.trials(study=study, state=state)
+        return list(self._trials[(study, state)])
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def __repr__(self) -> str:
+        return f"ReadCache({self._store!r})"
+
+
 @dataclass
 class StudyData:
     """What the report's sections read: ``trials`` in every state, ``platforms`` by id (their info dicts)."""
@@ -23,9 +51,13 @@ class StudyData:
 
     @classmethod
     def load(cls, store, name: str) -> StudyData:
-        """The study ``name`` of ``store`` (StudyError naming the known studies when there is none)."""
+        """The study ``name`` of ``store`` (StudyError naming the known studies when there is none).
+
+        Sections read the store through a :class:`ReadCache`.
+        """
+        store = store if isinstance(store, ReadCache) else ReadCache(store)
         study = Study.open(store, name)
-        trials = store.trials(study=study.id)
+        trials = store.trials(study=study.name)
         return cls(store, study.record, study.spec, trials, store.platforms(t.platform_id for t in trials))
 
     @property

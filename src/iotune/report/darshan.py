@@ -106,10 +106,15 @@ def job_table(data: dict, workload) -> Table:
     return Table(("", "value"), rows, "The job and its workload")
 
 
-def profile_section(path: str | Path) -> Section:
-    """The workload summary of one Darshan log (WorkloadError when it cannot be read or has no I/O)."""
+def read_profile(path: str | Path) -> tuple[dict, object]:
+    """A Darshan log's counters and the workload iotune reads from them (WorkloadError when unreadable or empty)."""
     data = read_darshan(path)
-    workload = summarize(data, source=str(path))
+    return data, summarize(data, source=str(path))
+
+
+def profile_section(path: str | Path, read: tuple[dict, object] | None = None) -> Section:
+    """The workload summary of one Darshan log; ``read`` is :func:`read_profile`'s result when already read."""
+    data, workload = read if read is not None else read_profile(path)
     section = Section("profile", f"Workload profile: {Path(path).name}")
     section.paragraphs.append(
         f"Darshan log {path}; iotune reads it as this workload (`iotune recommend --workload {Path(path).name}` and "

@@ -20,7 +20,7 @@ import numpy as np
 from iotune.report.tables import Figure
 
 BLUE, ORANGE, GREY, RED, PALE = "#3b6ea5", "#e07b24", "#8c8c8c", "#c0392b", "#b9cde3"
-RASTER_POINTS = 1500
+RASTER_POINTS = 1000
 """Scatter plots with more points than this embed their markers as an image inside the SVG (size)."""
 LABEL_CHARS = 80
 STYLE = {
