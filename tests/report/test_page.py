@@ -102,3 +102,14 @@ def test_figures_are_deterministic_svg_and_png(search_store):
         first, second = render(figure, png=True), render(figure, png=True)
         assert first == second
         assert first[0].startswith("<svg") and first[1].startswith(b"\x89PNG")
+
+
+def test_a_store_password_never_reaches_the_page(search_store):
+    from iotune.report.context import ReadCache
+
+    class Elsewhere(ReadCache):
+        url = "postgresql+psycopg://tuner:s3cret@db.example/iotune"
+
+    store, study = search_store
+    report = study_report(Elsewhere(store), study)
+    assert "s3cret" not in report.subtitle and "tuner:***@db.example" in report.subtitle

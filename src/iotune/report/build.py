@@ -91,7 +91,9 @@ def study_report(store, study: str, workload: dict | None = None, workload_sourc
         from iotune.report.darshan import profile_section
 
         sections.append(_timed(seconds, "profile", "Workload profile", lambda: profile_section(profile, read)))
-    return Report(f"iotune report: study {data.name}", f"store {store.url}", sections, seconds)
+    from iotune.store.engine import masked
+
+    return Report(f"iotune report: study {data.name}", f"store {masked(store.url)}", sections, seconds)
 
 
 def profile_report(path: str | Path) -> Report:

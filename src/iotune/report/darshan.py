@@ -56,11 +56,14 @@ def request_table(data: dict) -> Table:
                  "(aggregate) size.")
 
 
+BIN_LABELS = {"0_100": "0-100B", "100_1K": "100B-1KiB", "1K_10K": "1-10KiB", "10K_100K": "10-100KiB",
+              "100K_1M": "100KiB-1MiB", "1M_4M": "1-4MiB", "4M_10M": "4-10MiB", "10M_100M": "10-100MiB",
+              "100M_1G": "100MiB-1GiB", "1G_PLUS": "1GiB and more"}
+"""Darshan's request-size bins; its K, M, G are powers of 1024 (``darshan_log.BINS``)."""
+
+
 def _bin_label(suffix: str) -> str:
-    low, high = BINS[suffix]
-    if suffix == "1G_PLUS":
-        return "1GiB and more"
-    return f"{format_size(low) if low else '0'} to {format_size(high)}"
+    return BIN_LABELS[suffix]
 
 
 def files_table(data: dict) -> Table:
@@ -119,7 +122,8 @@ def profile_section(path: str | Path, read: tuple[dict, object] | None = None) -
     section.paragraphs.append(
         f"Darshan log {path}; iotune reads it as this workload (`iotune recommend --workload {Path(path).name}` and "
         "`iotune report --profile` take the log as is).")
-    section.paragraphs += [f"Note: {n}." for n in workload.notes]
+    if workload.notes:
+        section.paragraphs.append("Notes: " + "; ".join(workload.notes) + ".")
     section.warnings += list(workload.warnings)
     section.tables.append(job_table(data, workload))
     volume = volume_table(data)

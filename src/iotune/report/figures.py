@@ -318,7 +318,7 @@ def draw_bars(figure: Figure):
     """Grouped horizontal bars: one group per label, one bar per series."""
     t, o = figure.data, figure.options
     labels = t.column(o["label"])
-    fig = _new(8.0, 0.45 * len(labels) * len(o["series"]) + 1.0)
+    fig = _new(8.0, 0.3 * len(labels) * len(o["series"]) + 1.0)
     ax = fig.add_subplot()
     height = 0.8 / len(o["series"])
     for i, (series, colour) in enumerate(zip(o["series"], (BLUE, ORANGE, GREY))):

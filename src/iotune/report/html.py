@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from iotune.report.tables import Section, Table, fmt_number
 
-LONG_TABLE = 12
+LONG_TABLE = 20
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: #1d1d1f;
@@ -89,6 +89,7 @@ def section_html(section: Section, svgs: dict[str, str], first_number: int) -> s
     for i, figure in enumerate(section.figures):
         parts.append(figure_html(first_number + i, figure, svgs[figure.name]))
     parts += [table_html(t) for t in section.tables]
+    parts += [f"<p>{_e(p)}</p>" for p in section.closing]
     for title, text in section.blocks:
         parts.append(f"<h3>{_e(title)}</h3><pre>{_e(text)}</pre>")
     parts.append("</section>")

@@ -204,7 +204,8 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
     if is_ranker(model.estimator):
         section.warnings.append(f"{model.name} is a ranker: its scores order configurations but predict no time, so "
                                 "the gains below are ratios of scores, not of times.")
-    section.paragraphs += [f"Note: {n}." for n in notes]
+    if notes:
+        section.paragraphs.append("Notes: " + "; ".join(notes) + ".")
     objective = objective_of(model.target)
     log_sd = log_error_sd(data, model)
     runs: dict[str, list[float]] = {}
@@ -243,7 +244,8 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
                   "is arbitrary.")
     section.tables.append(table)
     section.figures.append(Figure(
-        "recommendation-gain", "gain", "Expected gain of the recommended configuration over the default", table,
+        "recommendation-gain", "gain", "Expected gain of the recommended configuration over the default configuration",
+        table,
         "Per workload: the gain (x) of the recommended configuration over the default configuration, with its 95% "
         "interval; measured where both were measured, else predicted with the model's held-out error. Left of 1: "
         "the default configuration is better.",
@@ -260,11 +262,11 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
                        f"{detailed.baseline_predicted:.4g} {unit}, the median candidate {detailed.median:.4g} {unit}.")
     section.tables.append(candidates)
     separation = with_spread.separation
-    if separation is not None and (separation.message or separation.reason):
+    if len(with_spread.candidates) > 1 and separation is not None and (separation.message or separation.reason):
         section.paragraphs.append(f"Can the top candidates be told apart? {separation.message or separation.reason}.")
     chosen = "" if workload is not None else " (of the workloads above, the one with the most configurations to " \
         "choose from; --workload chooses another)"
-    section.paragraphs.append(f"How to apply the first candidate for {label_of(data.space, detailed.workload)}"
-                              f"{chosen}:")
+    section.closing.append(f"How to apply the first candidate for {label_of(data.space, detailed.workload)}"
+                           f"{chosen}:")
     section.blocks += apply_blocks(data.space, with_spread.candidates[0])
     return section

@@ -86,6 +86,8 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
     empty: str | None = None
+    closing: list[str] = field(default_factory=list)
+    """Paragraphs after the figures and tables, leading into ``blocks``."""
     blocks: list[tuple[str, str]] = field(default_factory=list)
     """Verbatim text to show as is (title, text): hints files, commands."""
 
