@@ -56,7 +56,7 @@ def main_effects(matrix: np.ndarray, responses) -> np.ndarray:
 
 
 def repeat_uncertainty(matrix: np.ndarray, row_keys: list[str], runs: dict[str, list[float]],
-                       confidence: float = CONFIDENCE) -> Uncertainty:
+                       confidence: float = CONFIDENCE, unit: str = "s") -> Uncertainty:
     """Half-widths from the pooled spread of the repeats (module docstring); ``method`` "none" without repeats."""
     df = sum(len(v) - 1 for v in runs.values() if len(v) > 1)
     if df == 0:
@@ -69,8 +69,8 @@ def repeat_uncertainty(matrix: np.ndarray, row_keys: list[str], runs: dict[str, 
     counts = np.array([len(runs[k]) for k in keys], dtype=float)
     variance = (2.0 / matrix.shape[0]) ** 2 * pooled * (weights ** 2 / counts[:, None]).sum(axis=0)
     quantile = float(student_t.ppf(0.5 + confidence / 2, df))
-    return Uncertainty(quantile * np.sqrt(variance), f"repeats (pooled sd {pooled ** 0.5:.3g}, {df} degrees of "
-                                                     "freedom)")
+    return Uncertainty(quantile * np.sqrt(variance), f"repeats (pooled sd {pooled ** 0.5:.3g} {unit}, {df} "
+                                                     "degrees of freedom)")
 
 
 def lenth_margin(effects, confidence: float = CONFIDENCE) -> float | None:
@@ -116,7 +116,8 @@ def effects_table(store, study: str) -> tuple[Table, dict]:
     matrix = np.asarray(design.matrix, dtype=float)
     effect_s = main_effects(matrix, [statistics.fmean(times[k]) for k in keys])
     effect_bw = main_effects(matrix, [statistics.fmean(bandwidths[k]) for k in keys])
-    time_u, bw_u = (repeat_uncertainty(matrix, keys, runs) for runs in (times, bandwidths))
+    time_u = repeat_uncertainty(matrix, keys, times, unit="s")
+    bw_u = repeat_uncertainty(matrix, keys, bandwidths, unit="MiB/s")
     if time_u.half_widths is None:
         margins = lenth_margin(effect_s), lenth_margin(effect_bw)
         if margins[0] is not None:

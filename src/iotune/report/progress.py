@@ -110,14 +110,15 @@ def progress_section(data) -> Section:
         return Section.nothing("progress", title, f"The {sampler} search measured {len(table)} configuration(s): "
                                "too few for a curve.")
     section = Section("progress", title)
+    short = unit.split("(")[-1].rstrip(")")
     last = table.rows[-1]
     found_at = next(row[0] for row in table.rows if row[2] == last[2])
     section.paragraphs.append(
         f"The {sampler} search measured {len(table)} configurations ({data.spec.campaign.repeats} repeat(s) each; "
-        f"objective {objective}, {better} is better). It found its best, {last[2]:.4g} {unit.split('(')[-1][:-1]}, "
+        f"objective {objective}, {better} is better). It found its best, {last[2]:.4g} {short}, "
         + ("with its first configuration" if found_at == 1 else f"after {found_at} configurations")
         + f". Random sampling of the same {len(table)} configurations would be expected to find "
-        f"{table.rows[found_at - 1][3]:.4g} after as many.")
+        f"{table.rows[found_at - 1][3]:.4g} {short} after as many.")
     section.tables.append(Table(table.columns[:1] + table.columns[2:4], [(r[0], r[2], r[3]) for r in table.rows],
                                 "Best so far (search and random sampling)"))
     section.figures.append(Figure(

@@ -15,7 +15,7 @@ import numpy as np
 
 from iotune.errors import IotuneError
 from iotune.report.models import configuration_folds
-from iotune.report.tables import Figure, Section, Table, label_of
+from iotune.report.tables import Figure, Section, Table, fmt_percent, fmt_seconds, label_of
 from iotune.variability import Repeats, VariabilityMap, describe, runs_needed
 
 REL_HALF_WIDTH = 0.05
@@ -136,10 +136,10 @@ def spread_section(data) -> Section:
         sds = [float(t.std(ddof=1)) for t in repeats.times]
         error, baseline = are(sds, predicted), are(sds, reference)
         text = (f"Variability map: {label}, judged on configurations held out of its fit: average relative error "
-                f"(paper 003, Eq. 1) {100 * error:.3g}% over {len(held)} configurations" if error is not None else
+                f"(paper 003, Eq. 1) {fmt_percent(error)} over {len(held)} configurations" if error is not None else
                 f"Variability map: {label}; its relative error is undefined (every spread is zero)")
         if error is not None and baseline is not None:
-            text += f", against {100 * baseline:.3g}% for the mean spread of the other configurations."
+            text += f", against {fmt_percent(baseline)} for the mean spread of the other configurations."
             if error >= baseline:
                 section.warnings.append("The variability map predicts the spread of unseen configurations no "
                                         "better than their mean spread does: the spread here looks like noise "
@@ -160,7 +160,8 @@ def spread_section(data) -> Section:
         extra_s = sum((n - r) * m for n, r, m in short)
         section.paragraphs.append(
             f"{len(spread) - len(short)} of {len(spread)} configurations are known to ±5% at 95% confidence with the "
-            f"runs made; the other {len(short)} need {extra_runs} more runs in all (about {extra_s:.3g} s of I/O).")
+            f"runs made; the other {len(short)} need {extra_runs} more runs in all (about {fmt_seconds(extra_s)} of "
+            "I/O).")
     else:
         section.paragraphs.append("Every configuration is known to ±5% at 95% confidence with the runs made.")
     section.figures.append(Figure(

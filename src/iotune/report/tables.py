@@ -126,3 +126,19 @@ def fmt_number(value: float | None, digits: int = 3) -> str:
     if _missing(value):
         return "-"
     return f"{value:.{digits}g}"
+
+
+def fmt_percent(fraction: float) -> str:
+    """A fraction as a percentage: 3 significant digits, whole numbers from 100 % up (no exponent)."""
+    value = 100 * fraction
+    return f"{value:.0f}%" if abs(value) >= 100 else f"{value:.3g}%"
+
+
+def fmt_seconds(seconds: float) -> str:
+    """Seconds, with minutes or hours beside them when there are many."""
+    text = f"{seconds:.0f} s" if seconds >= 100 else f"{seconds:.3g} s"
+    if seconds >= 7200:
+        return f"{text} ({seconds / 3600:.1f} h)"
+    if seconds >= 120:
+        return f"{text} ({seconds / 60:.0f} min)"
+    return text
