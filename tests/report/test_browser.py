@@ -67,3 +67,21 @@ def test_the_check_catches_a_page_that_needs_the_network(browser, search_store, 
     issues = problems(found, [f.name for f in report.figures])
     assert any("console error" in issue for issue in issues)
     assert any("image did not load" in issue for issue in issues)
+
+
+@pytest.mark.slow
+@pytest.mark.requires_mpi
+def test_the_real_demo_renders(browser, tmp_path):
+    """``iotune demo`` measured for real with MPI (one repeat), then reported and opened."""
+    (tmp_path / "scratch").mkdir()
+    done = run_iotune("demo", "--study", "d", "--repeats", "1", "--db", "s.db", "--scratch", "scratch",
+                      cwd=tmp_path, timeout=900)
+    assert done.returncode == 0, done.stderr
+    done = run_iotune("report", "--study", "d", "--db", "s.db", "-o", "d.html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    found = inspect(browser, tmp_path / "d.html")
+    names = [f["name"] for f in found["figures"]]
+    assert {"campaign-timeline", "per-configuration-write", "screening-effects", "recommendation-gain"} <= set(names)
+    assert problems(found, names) == []
+    text = (tmp_path / "d.html").read_text()
+    assert "MPICH" in text and "Where it ran" in text  # the real platform record
