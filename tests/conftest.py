@@ -127,10 +127,27 @@ def _mpi_problem() -> str | None:
     return None
 
 
+CHROMIUM = "/usr/bin/chromium"
+
+
+def browser_problem() -> str | None:
+    """Why a report cannot be opened in a real browser here, or None: Debian's chromium and Playwright for Python."""
+    import importlib.util
+
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"no {CHROMIUM}: apt-get install chromium"
+    if importlib.util.find_spec("playwright") is None:
+        return "Playwright for Python is not installed: pip install playwright (no browser download is needed)"
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     reason = _mpi_problem()
     root = os.geteuid() == 0
+    browser = browser_problem() if any("requires_browser" in item.keywords for item in items) else None
     for item in items:
+        if browser and "requires_browser" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=f"requires_browser: {browser}"))
         if reason and "requires_mpi" in item.keywords:
             item.add_marker(pytest.mark.skip(reason=f"requires_mpi: {reason}"))
         if not root and "requires_root" in item.keywords:

@@ -36,3 +36,13 @@ def test_describe_summarises_runs_in_seconds():
     assert one.std == 0.0 and np.isnan(one.bimodality)
     with pytest.raises(VariabilityError):
         describe([])
+
+
+def test_bimodality_coefficient_matches_scipys_bias_corrected_moments():
+    from scipy.stats import kurtosis, skew
+
+    rng = np.random.default_rng(3)
+    for x in (rng.normal(size=7), rng.exponential(size=40), np.r_[rng.normal(0, 1, 20), rng.normal(6, 1, 20)]):
+        g, k, n = skew(x, bias=False), kurtosis(x, fisher=True, bias=False), x.size
+        expected = (g * g + 1.0) / (k + 3.0 * (n - 1) ** 2 / ((n - 2) * (n - 3)))
+        assert bimodality_coefficient(x) == pytest.approx(expected, rel=1e-9)

@@ -16,6 +16,7 @@ from iotune.cli import (
     model_cmd,
     profile_cmd,
     recommend_cmd,
+    report_cmd,
     results_cmd,
     run_cmd,
     screen_cmd,
@@ -59,6 +60,7 @@ app.add_typer(model_cmd.simulate_app, name="simulate")
 app.command("profile")(profile_cmd.profile)
 app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run_cmd.run)
 app.add_typer(testbed_cmd.app, name="testbed")
+app.command("report")(report_cmd.report)
 
 
 @app.callback(invoke_without_command=True)

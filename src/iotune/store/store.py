@@ -28,7 +28,7 @@ from iotune.errors import StoreError
 from iotune.store import exchange, model_rows, queries
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
 from iotune.store.records import TRIAL_STATES, ImportReport, ModelRecord, StudyRecord, TrialRecord
-from iotune.store.schema import ensure_schema, measurements, models, studies, trials
+from iotune.store.schema import ensure_schema, measurements, models, platforms, studies, trials
 
 _RESETTABLE = ("PENDING", "RUNNING", "FAILED")
 
@@ -109,6 +109,15 @@ class Store:
         """Id of the platform ``info`` describes (hostname, kernel, fs_type, mpi_version, ...); same info, same id."""
         with self._write() as conn:
             return queries.ensure_platform(conn, info)
+
+    def platforms(self, ids) -> dict[int, dict]:
+        """The platform descriptions (as registered) of the platform ids ``ids``: id -> info dict."""
+        wanted = sorted({int(i) for i in ids if i is not None})
+        if not wanted:
+            return {}
+        with self._read() as conn:
+            rows = conn.execute(sa.select(platforms.c.id, platforms.c.info_json).where(platforms.c.id.in_(wanted)))
+            return {row.id: queries.loads(row.info_json, {}) for row in rows}
 
     def create_study(
         self, name: str, space_yaml: str, space_hash: str, settings: dict, description: str = "",
