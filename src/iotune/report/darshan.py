@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from iotune.profile.darshan_log import BINS, read_darshan, summarize
+from iotune.profile.darshan_facts import BINS
+from iotune.profile.darshan_log import read_darshan, summarize
 from iotune.report.tables import Figure, Section, Table
 from iotune.units import MIB, format_size
 
@@ -59,7 +60,7 @@ def request_table(data: dict) -> Table:
 BIN_LABELS = {"0_100": "0-100B", "100_1K": "100B-1KiB", "1K_10K": "1-10KiB", "10K_100K": "10-100KiB",
               "100K_1M": "100KiB-1MiB", "1M_4M": "1-4MiB", "4M_10M": "4-10MiB", "10M_100M": "10-100MiB",
               "100M_1G": "100MiB-1GiB", "1G_PLUS": "1GiB and more"}
-"""Darshan's request-size bins; its K, M, G are powers of 1024 (``darshan_log.BINS``)."""
+"""Darshan's request-size bins; its K, M, G are powers of 1024 (``darshan_facts.BINS``)."""
 
 
 def _bin_label(suffix: str) -> str:
