@@ -5,12 +5,14 @@ from __future__ import annotations
 import copy
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 from iotune.errors import StoreError
 from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.space import Space
+from iotune.spec import load_spec
 from iotune.store import Store, exchange
 
 SPACE = Space.from_text("""\
@@ -167,3 +169,23 @@ def test_deep_json_and_huge_files_are_refused(tmp_path, monkeypatch):
         big.write_text(json.dumps({"format": "iotune-export", "version": 1, "studies": [], "pad": "x" * 2000}))
         with pytest.raises(StoreError, match="more than"):
             store.import_file(big)
+
+
+GROUND_TRUTH = Path(__file__).parents[2] / "data" / "ground_truth"
+
+
+def test_compact_ground_truth_csv_needs_its_spec_and_then_imports(tmp_path):
+    lines = (GROUND_TRUTH / "hints_ground_truth.csv").read_text().splitlines()
+    part = tmp_path / "part.csv"
+    part.write_text("\n".join(lines[:41]) + "\n")  # 40 rows: 20 trials of write and read
+    with Store(tmp_path / "target.db") as store:
+        with pytest.raises(StoreError, match=r"without the study, config_key, state column.*--spec SPEC.yaml"):
+            store.import_file(part)
+        spec = load_spec(GROUND_TRUTH / "hints_ground_truth.yaml")
+        report = store.import_file(part, spec=spec, study="gt")
+        assert (report.studies_added, report.trials_added) == (1, 20)
+        trials = store.trials("gt")
+        assert {t.state for t in trials} == {"COMPLETE"} and all(len(t.phases) == 2 for t in trials)
+        assert all(spec.space.configuration(t.config).key == t.config_key for t in trials)
+        assert store.get_study("gt").space_hash == spec.space.hash
+        assert store.import_file(part, spec=spec, study="gt").trials_duplicate == 20
