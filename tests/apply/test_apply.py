@@ -24,6 +24,7 @@ parameters:
   - {name: threads, type: integer, levels: [1, 2], role: system, layer: application, env: IOTUNE_TEST_THREADS}
 """
 BEST = {"processes": 2, "romio_cb_write": "disable", "cb_buffer_size": 1 << 20, "threads": 2}
+ALLOW = ["IOTUNE_TEST_THREADS"]  # not on the safe list: the user allows it, as --allow-env does
 
 
 @pytest.fixture
@@ -42,7 +43,8 @@ def study(tmp_path):
 
 def test_apply_writes_every_channel(tmp_path, study):
     _, space = study
-    applied = apply_configuration(space, space.configuration(BEST), tmp_path, environ={}, lustre_dir="/lus/out")
+    applied = apply_configuration(space, space.configuration(BEST), tmp_path, environ={}, lustre_dir="/lus/out",
+                                  allow_env=ALLOW)
     assert Path(applied.env["ROMIO_HINTS"]).read_text() == "romio_cb_write disable\ncb_buffer_size 1048576\n"
     assert applied.env["MPICH_MPIIO_HINTS"] == "*:romio_cb_write=disable:cb_buffer_size=1048576"
     assert applied.env["IOR_HINT__MPI__cb_buffer_size"] == "1048576" and applied.env["IOTUNE_TEST_THREADS"] == "2"
@@ -55,12 +57,13 @@ def test_user_settings_kept_unless_override(tmp_path, study):
     user.write_text("romio_cb_write enable\ncb_nodes 1\n")
     environ = {"ROMIO_HINTS": str(user), "MPICH_MPIIO_HINTS": "*.h5:cb_buffer_size=4194304",
                "IOTUNE_TEST_THREADS": "8"}
-    kept = apply_configuration(space, space.configuration(BEST), tmp_path, environ=environ)
+    kept = apply_configuration(space, space.configuration(BEST), tmp_path, environ=environ, allow_env=ALLOW)
     assert kept.kept == {"romio_cb_write": "enable", "cb_buffer_size": "4194304", "IOTUNE_TEST_THREADS": "8"}
     assert kept.hints["romio_cb_write"] == "enable" and kept.hints["cb_nodes"] == "1"
     assert kept.env["MPICH_MPIIO_HINTS"] == "*.h5:cb_buffer_size=4194304"
     assert "IOTUNE_TEST_THREADS" not in kept.env
-    forced = apply_configuration(space, space.configuration(BEST), tmp_path, environ=environ, override=True)
+    forced = apply_configuration(space, space.configuration(BEST), tmp_path, environ=environ, override=True,
+                                 allow_env=ALLOW)
     assert forced.kept == {} and forced.overridden["romio_cb_write"] == "enable"
     assert forced.hints["romio_cb_write"] == "disable" and forced.env["IOTUNE_TEST_THREADS"] == "2"
     assert forced.env["MPICH_MPIIO_HINTS"] == "*:romio_cb_write=disable:cb_buffer_size=1048576"
@@ -85,7 +88,7 @@ def test_choose_measured_default_and_explore(study):
 
 
 def _run(url, capfd, *args):
-    code = main(["run", "--study", "runtest", "--db", url, *args])
+    code = main(["run", "--study", "runtest", "--db", url, "--allow-env", "IOTUNE_TEST_THREADS", *args])
     out = capfd.readouterr().out
     return code, json.loads(out.strip().splitlines()[-1]) if out.strip() else None
 

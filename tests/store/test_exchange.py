@@ -7,20 +7,51 @@ import socket
 
 import pytest
 
-from iotune.records import Measurement
 from iotune.errors import StoreError
+from iotune.records import BenchmarkSpec, Measurement
+from iotune.space import Space
 
-from store_helpers import PLATFORM, complete, config, start, study
+from store_helpers import PLATFORM, complete
+
+SPACE_TEXT = """\
+name: study
+parameters:
+  - {name: cb_nodes, type: integer, levels: [1, 2, 4], role: system, layer: mpiio}
+  - {name: collective, type: boolean, role: workload, layer: mpiio}
+  - {name: striping_unit, type: size, range: [1MiB, 10MiB], step: 1MiB, role: system,
+     layer: mpiio}
+  - {name: layout, type: categorical, levels: [blocked, strided], role: workload, layer: application,
+     when: "cb_nodes > 8"}
+"""
+SPACES = {"a": Space.from_text(SPACE_TEXT), "b": Space.from_text(SPACE_TEXT.replace("[1, 2, 4]", "[1, 2, 4, 8]"))}
 
 
-def _fill(store, name: str = "study", space_hash: str = "hash-a", configs: range = range(3)) -> int:
-    record = study(store, name, space_hash)
+def config(i: int) -> dict:
+    """A distinct configuration of both spaces for each i in 0 .. 9."""
+    return {"cb_nodes": 2 ** (i % 3), "collective": i % 2 == 0, "striping_unit": (i + 1) << 20, "layout": None}
+
+
+def key(i: int, space: str = "a") -> str:
+    """The configuration key of the store helpers' ``config(i)``."""
+    return SPACES[space].configuration(config(i)).key
+
+
+def _start(store, study_id: int, i: int, space: str, platform_id: int) -> int:
+    made = SPACES[space].configuration(config(i))
+    return store.start_trial(study_id, made.to_dict(), made.key, made.workload_key, 0, platform_id,
+                             BenchmarkSpec(processes=2).to_dict())
+
+
+def _fill(store, name: str = "study", space: str = "a", configs: range = range(3)) -> int:
+    record = store.create_study(name, SPACES[space].to_yaml(), SPACES[space].hash,
+                                {"runner": "builtin", "repeats": 3}, "a test")
     platform = store.register_platform(PLATFORM)
     for i in configs:
-        store.finish_trial(start(store, record.id, i, platform_id=platform), complete(scale=i + 1))
-    store.finish_trial(start(store, record.id, 9, platform_id=platform), Measurement.failed("no space left"))
-    store.mark_invalid(record.id, config(8), "cfg0008", "wl0", "stripe count > OSTs")
-    start(store, record.id, 7, platform_id=platform)
+        store.finish_trial(_start(store, record.id, i, space, platform), complete(scale=i + 1))
+    store.finish_trial(_start(store, record.id, 9, space, platform), Measurement.failed("no space left"))
+    made = SPACES[space].configuration(config(8))
+    store.mark_invalid(record.id, made.to_dict(), made.key, made.workload_key, "stripe count > OSTs")
+    _start(store, record.id, 7, space, platform)
     return record.id
 
 
@@ -64,7 +95,7 @@ def test_json_export_document(store, tmp_path):
     (exported,) = document["studies"]
     assert exported["name"] == "study" and exported["settings"] == {"runner": "builtin", "repeats": 3}
     assert len(exported["trials"]) == 6
-    trial = next(t for t in exported["trials"] if t["config_key"] == "cfg0000")
+    trial = next(t for t in exported["trials"] if t["config_key"] == key(0))
     assert trial["platform"] == document["platforms"][0]["fingerprint"]
     assert [m["phase"] for m in trial["measurements"]] == ["write", "read"]
     assert trial["measurements"][0]["bandwidth_mib"] == pytest.approx(8.0)
@@ -108,24 +139,24 @@ def test_merge_renumbers_conflicting_repeats(open_store, tmp_path):
     there.export(tmp_path / "there.json")
     report = here.import_file(tmp_path / "there.json")
     assert (report.studies_added, report.studies_merged) == (0, 1)
-    # cfg0000, cfg0001, the failed cfg0009 and invalid cfg0008 collide on repeat 0; cfg0002 is new.
+    # config 0 and 1, the failed 9 and invalid 8 collide on repeat 0; config 2 is new.
     assert (report.trials_added, report.trials_conflicting, report.trials_duplicate) == (5, 4, 0)
     repeats = sorted((t.config_key, t.repeat) for t in here.trials("study") if t.state == "COMPLETE")
-    assert repeats == [("cfg0000", 0), ("cfg0000", 1), ("cfg0001", 0), ("cfg0001", 1), ("cfg0002", 0)]
-    moved = next(t for t in here.trials() if (t.config_key, t.repeat) == ("cfg0000", 1))
+    assert repeats == sorted([(key(0), 0), (key(0), 1), (key(1), 0), (key(1), 1), (key(2), 0)])
+    moved = next(t for t in here.trials() if (t.config_key, t.repeat) == (key(0), 1))
     assert moved.imported_from and moved.phases
 
 
 def test_different_space_is_imported_under_host_name(open_store, tmp_path):
     here, there = open_store(), open_store()
-    _fill(here, space_hash="hash-a")
-    _fill(there, space_hash="hash-b")
+    _fill(here, space="a")
+    _fill(there, space="b")
     there.export(tmp_path / "there.json")
     report = here.import_file(tmp_path / "there.json")
     renamed = f"study@{socket.gethostname()}"
     assert report.renamed == {"study": renamed} and renamed in report.summary()
     assert (report.studies_added, report.trials_added, report.trials_conflicting) == (1, 5, 0)
-    assert here.get_study(renamed).space_hash == "hash-b"
+    assert here.get_study(renamed).space_hash == SPACES["b"].hash
     assert len(here.trials("study")) == 6
     again = here.import_file(tmp_path / "there.json")
     assert (again.studies_merged, again.trials_duplicate, again.renamed) == (1, 5, {"study": renamed})
@@ -138,7 +169,8 @@ def _corrupt_files(tmp_path, good: dict) -> list:
     second_bad = json.loads(json.dumps(good))
     second_bad["studies"].append({"name": "late", "space_hash": "x", "trials": [{"uid": "u1"}]})
     missing_phase_bytes = json.loads(json.dumps(good))
-    missing_phase_bytes["studies"][0]["trials"][0]["measurements"][0]["bytes"] = "lots"
+    measured = next(t for t in missing_phase_bytes["studies"][0]["trials"] if t["measurements"])
+    measured["measurements"][0]["bytes"] = "lots"
     newer = dict(good, version=2)
     files = {
         "truncated.json": truncated[: len(truncated) // 2],
@@ -188,7 +220,7 @@ def test_flat_export_round_trip(open_store, tmp_path, fmt):
     expected = [{k: getattr(t, k) for k in keep} for t in source.trials() if t.state != "RUNNING"]
     assert [{k: getattr(t, k) for k in keep} for t in target.trials()] == expected
     assert [t.hints_in_effect for t in target.trials() if t.state == "COMPLETE"][0] == complete().hints_in_effect
-    assert target.get_study("study").space_hash == "hash-a"
+    assert target.get_study("study").space_hash == SPACES["a"].hash
     assert target.trials()[0].imported_from.startswith(str(path))
     rows_there = [{k: v for k, v in r.items() if k not in ("state",)} for r in target.rows()]
     rows_here = [{k: v for k, v in r.items() if k not in ("state",)} for r in source.rows() if r["state"] != "RUNNING"]

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,7 +77,8 @@ def darshan_log_of(environ: Mapping[str, str], started: float) -> Path | None:
 
 def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str, str], *,
             environ: Mapping[str, str] | None = None, override: bool = False,
-            timeout: float | None = None) -> Execution:
+            timeout: float | None = None, allow_env: Iterable[str] = (), where: str = "the configuration"
+            ) -> Execution:
     """Apply ``hints`` and ``variables``, run ``command`` (stdin, stdout, stderr passed through), time it.
 
     OSError when the command cannot be started; a timeout counts as a failed run (exit status -9).
@@ -86,7 +87,8 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
 
     environ = dict(os.environ if environ is None else environ)
     with tempfile.TemporaryDirectory(prefix="iotune-run-") as directory:
-        applied = apply_settings(hints, variables, directory, environ=environ, override=override)
+        applied = apply_settings(hints, variables, directory, environ=environ, override=override,
+                                 allow_env=allow_env, where=where)
         started, begin = time.time(), time.perf_counter()
         try:
             returncode = subprocess.run(command, env={**environ, **applied.env}, timeout=timeout).returncode

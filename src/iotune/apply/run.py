@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from iotune.apply.command import RUNNER, execute
 from iotune.errors import IotuneError
 from iotune.records import Measurement
 from iotune.space import Space
-from iotune.spec.mapping import env_of, hints_of
+from iotune.spec.environment import check_environment, user_allowed
+from iotune.spec.mapping import env_of, hint_key, hints_of
 
 @dataclass
 class RunResult:
@@ -71,11 +73,13 @@ def _next_repeat(store, study: str, config_key: str) -> int:
 
 def run_command(store, study: str, command: list[str], workload: dict | None = None, *, explore: float = 0.0,
                 seed: int | None = None, override: bool = False, environ: dict | None = None,
-                benchmark=None) -> RunResult:
+                benchmark=None, allow_env: Iterable[str] = ()) -> RunResult:
     """Choose, apply, run ``command`` and record it in ``study``; the command's exit status is in the result.
 
     ``workload`` holds the application's workload values (:mod:`iotune.workload`'s names); ``benchmark``
-    (the workload's nearest IOR run, when known) is recorded with the run.
+    (the workload's nearest IOR run, when known) is recorded with the run.  The study's ``env:`` parameters
+    must be known safe or named in ``allow_env`` / ``IOTUNE_ALLOW_ENV`` (:mod:`iotune.spec.environment`);
+    otherwise nothing runs and nothing is recorded.
     """
     if not command:
         raise IotuneError("no command to run: give it after --, e.g. iotune run -- mpiexec -n 4 ./app")
@@ -84,9 +88,13 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
         raise IotuneError(f"no study named {study!r} in {store.url}")
     space = Space.from_text(record.space_yaml, source=f"study {record.name}")
     environ = dict(os.environ if environ is None else environ)
+    where = f"study {record.name!r}"
+    allowed = user_allowed(environ, allow_env)
+    check_environment({p.env: "" for p in space.parameters if p.env and not hint_key(p)}, where, allowed)
     processes = launched_processes(command)
     choice = choose_configuration(store, study, space, workload, processes, explore, seed, shlex.join(command))
     configuration = choice.configuration
+    variables = check_environment(env_of(space, configuration), where, allowed)
     from iotune.bench.platform import platform_info
 
     platform_id = store.register_platform(platform_info(Path.cwd()))
@@ -95,8 +103,8 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
                                  _next_repeat(store, runs.name, configuration.key), platform_id,
                                  benchmark)
     try:
-        execution = execute(command, hints_of(space, configuration), env_of(space, configuration), environ=environ,
-                            override=override)
+        execution = execute(command, hints_of(space, configuration), variables, environ=environ,
+                            override=override, allow_env=allow_env, where=where)
     except OSError as exc:
         store.finish_trial(trial_id, Measurement.failed(f"cannot run {command[0]}: {exc.strerror}",
                                                         runner=RUNNER, command=shlex.join(command)))

@@ -14,7 +14,7 @@ import os
 import shlex
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from iotune.apply.user_settings import (
     user_hints,
 )
 from iotune.apply.forms import lfs_setstripe, mpich_mpiio_hints, romio_hints_file
+from iotune.spec.environment import check_environment, user_allowed
 from iotune.spec.mapping import env_of, hints_of
 
 HINTS_FILE = "romio-hints"
@@ -44,23 +45,30 @@ def _mpich_value(environ: Mapping[str, str], chosen: dict[str, str], kept: set[s
 
 def apply_configuration(space, configuration: Mapping[str, Any], directory: str | Path, *,
                         environ: Mapping[str, str] | None = None, override: bool = False,
-                        lustre_dir: str | Path | None = None, run_lfs: bool = False) -> Applied:
+                        lustre_dir: str | Path | None = None, run_lfs: bool = False,
+                        allow_env: Iterable[str] = ()) -> Applied:
     """Apply a configuration of ``space``: its MPI-IO hints and ``env:`` parameters (:func:`apply_settings`)."""
     return apply_settings(hints_of(space, configuration), env_of(space, configuration), directory, environ=environ,
-                          override=override, lustre_dir=lustre_dir, run_lfs=run_lfs)
+                          override=override, lustre_dir=lustre_dir, run_lfs=run_lfs, allow_env=allow_env,
+                          where=f"space {space.name!r}")
 
 
 def apply_settings(chosen: Mapping[str, str], variables: Mapping[str, str], directory: str | Path, *,
                    environ: Mapping[str, str] | None = None, override: bool = False,
-                   lustre_dir: str | Path | None = None, run_lfs: bool = False) -> Applied:
+                   lustre_dir: str | Path | None = None, run_lfs: bool = False,
+                   allow_env: Iterable[str] = (), where: str = "the configuration") -> Applied:
     """Write the ROMIO hints file in ``directory`` and return the variables, files and commands that apply it.
 
     ``chosen`` are MPI-IO hints (key -> value), ``variables`` environment
     variables to set.  ``environ`` (default ``os.environ``) is where the user's
     own settings are read.  ``lustre_dir`` adds an ``lfs setstripe`` command for
     the striping hints; it runs only when ``run_lfs`` and ``lfs`` is on PATH.
+    Every variable must be known safe or allowed by the user (``allow_env``, or
+    ``IOTUNE_ALLOW_ENV`` in ``environ``; :mod:`iotune.spec.environment`), else
+    nothing is applied.
     """
     environ = os.environ if environ is None else environ
+    variables = check_environment(variables, where, user_allowed(environ, allow_env))
     chosen = dict(chosen)
     user = user_hints(environ)
     applied = Applied(chosen=dict(chosen))

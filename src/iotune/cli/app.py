@@ -73,8 +73,9 @@ def _root(version: bool = typer.Option(False, "--version", help="Print the versi
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one clear line and a non-zero exit for every error; ``--debug`` shows the traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args or os.environ.get("IOTUNE_DEBUG", "") not in ("", "0")
-    args = [a for a in args if a != "--debug"]
+    ours = args.index("--") if "--" in args else len(args)  # after --, every word is the user's command's
+    debug = "--debug" in args[:ours] or os.environ.get("IOTUNE_DEBUG", "") not in ("", "0")
+    args = [a for a in args[:ours] if a != "--debug"] + args[ours:]
     from iotune.cli.terminal import Terminal
 
     try:

@@ -24,6 +24,10 @@ def run(
     explore: float = typer.Option(0.0, "--explore", help="Probability of trying a promising untested configuration."),
     seed: int = typer.Option(None, "--seed", help="Seed of the --explore draw (default: fresh)."),
     override: bool = typer.Option(False, "--override", help="Replace hints the user already set."),
+    allow_env: list[str] = typer.Option(None, "--allow-env", metavar="NAME",
+                                        help="Let the study set this environment variable although it is not on "
+                                             "iotune's safe list (MPI-IO, ROMIO, MPICH, IOR, Darshan, ...); "
+                                             "repeatable; also IOTUNE_ALLOW_ENV=NAME,NAME."),
     db: str = DB,
 ) -> None:
     """Run COMMAND with the best known configuration of the study applied, and record the run as a trial.
@@ -43,7 +47,7 @@ def run(
     terminal = Terminal()
     with Store(db) as store:
         result = run_command(store, study, list(command or []), values, explore=explore, seed=seed,
-                             override=override,
+                             override=override, allow_env=allow_env or (),
                              benchmark=described.to_benchmark_spec() if described is not None else None)
     configuration = result.choice.configuration
     terminal.info(f"iotune: {result.choice.how}: {configuration.describe() or '-'} ({result.choice.reason})")

@@ -21,14 +21,18 @@ def _levels(parameter) -> str:
 
 @app.command()
 def validate(spec: Path = typer.Argument(..., help="Campaign spec (YAML): space, benchmark:, campaign:, screening:, "
-                                                   "storage:.")) -> None:
+                                                   "storage:."),
+             allow_env: list[str] = typer.Option(None, "--allow-env", metavar="NAME",
+                                                 help="Accept this environment variable although it is not on "
+                                                      "iotune's safe list; also IOTUNE_ALLOW_ENV.")) -> None:
     """Check a whole spec: every key, types, levels, rules, the sampler, and that the benchmark can run it."""
     from iotune.samplers import DesignSampler, make_sampler
     from iotune.spec import load_spec
+    from iotune.spec.environment import user_allowed
     from iotune.spec.mapping import benchmark_spec
 
     loaded = load_spec(spec)
-    loaded.check_runnable()
+    loaded.check_runnable(user_allowed(extra=allow_env or ()))
     settings = loaded.campaign
     sampler = make_sampler(settings.sampler, loaded.space, seed=settings.seed, budget=settings.budget,
                            options=settings.options, spec=loaded)

@@ -8,6 +8,7 @@ import typer
 
 from iotune.cli.options import DB, FORMAT, STUDY
 from iotune.cli.terminal import Terminal, check_format
+from iotune.errors import IotuneError
 
 
 def studies(db: str = DB, fmt: str = FORMAT) -> None:
@@ -31,7 +32,6 @@ def export(path: Path = typer.Argument(..., help="File to write."),
                                         "default from the file name."),
            study: str = STUDY, db: str = DB) -> None:
     """Export measurements (every repeat, every phase) to share or analyse."""
-    from iotune.errors import IotuneError
     from iotune.store import Store
 
     fmt = fmt or path.suffix.lstrip(".").lower()
@@ -44,15 +44,48 @@ def export(path: Path = typer.Argument(..., help="File to write."),
     Terminal().success(f"exported to {path} ({fmt})")
 
 
-def import_(path: Path = typer.Argument(..., help="An iotune export (JSON or CSV)."), db: str = DB) -> None:
-    """Merge another store's export into this one, skipping trials already present."""
+def import_(path: Path = typer.Argument(..., help="An iotune export (JSON, CSV or Parquet)."),
+            spec: Path = typer.Option(None, "--spec", help="For a compact CSV (trial_uid, phase and cfg.* columns, "
+                                                           "as data/ground_truth/compact.py writes): the spec it "
+                                                           "was measured with."),
+            study: str = typer.Option(None, "--study", "-s", help="For a compact CSV: the study to store it in "
+                                                                  "(default: the spec's name)."),
+            db: str = DB) -> None:
+    """Merge another store's export into this one, skipping trials already present.
+
+    Every field is checked first; a bad record stops the import and nothing of it is kept.  The hints and
+    environment variables each imported study sets when it runs are listed, and variables that are not on
+    iotune's safe list are named: they are refused at run time unless allowed (--allow-env, IOTUNE_ALLOW_ENV).
+    """
+    from iotune.spec import load_spec
+    from iotune.spec.environment import ALLOW_VARIABLE, refused_names
     from iotune.store import Store
 
+    loaded = load_spec(spec) if spec is not None else None
+    if study is not None and loaded is None:
+        raise IotuneError("--study names the study of a compact CSV and needs --spec (the spec it was measured "
+                          "with); a full export carries its own study names")
     with Store(db) as store:
-        report = store.import_file(path)
-    Terminal().success(
-        f"imported {path}: {report.trials_added} trials added, {report.trials_duplicate} duplicates skipped, "
-        f"{report.studies_added} studies added, {report.studies_merged} merged")
+        report = store.import_file(path, spec=loaded, study=study)
+    terminal = Terminal()
+    for name, sets in report.settings.items():
+        for kind, label in (("hints", "MPI-IO hints"), ("env", "environment variables")):
+            if sets[kind]:
+                listed = "; ".join(f"{_shown(key)} = {' | '.join(map(_shown, values[:6]))}"
+                                   f"{' | ...' if len(values) > 6 else ''}" for key, values in sets[kind].items())
+                terminal.info(f"study {name!r} sets {label}: {listed}")
+        refused = refused_names(sets["env"])
+        if refused:
+            terminal.warn(f"study {name!r} sets {', '.join(refused)}, not on iotune's list of safe variables: "
+                          f"`iotune run` and campaigns refuse it unless you allow it (--allow-env {refused[0]} or "
+                          f"{ALLOW_VARIABLE}={refused[0]}) after checking what it does")
+    Terminal().success(f"imported {path}: {report.summary()}")
+
+
+def _shown(text: str) -> str:
+    """Text from an import as it may be printed: control characters escaped, at most 80 characters."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def import_ior(paths: list[Path] = typer.Argument(..., help="IOR -O summaryFormat=JSON files (a .log beside each "

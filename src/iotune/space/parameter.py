@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,10 @@ KEYS = (
 SCALES = ("log2", "linear")
 MAX_RANGE_LEVELS = 100_000
 SIZE_EXAMPLES = "examples: 4MiB, 256KiB, 1GB, 4096"
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+"""A well-formed environment variable name: no '=', '%', spaces or NUL (which the shell or exec would misread)."""
+HINT_KEY = re.compile(r"[A-Za-z0-9_.\-]{1,255}\Z")
+"""An MPI_Info key as ROMIO's hints file and MPICH_MPIIO_HINTS can carry it (no spaces, ':', '=' or ',')."""
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
@@ -105,6 +110,12 @@ class Parameter:
             value = getattr(self, key)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise FieldError(f"parameter {self.name!r}: {key} must be a non-empty string, got {value!r}", key)
+        if self.env is not None and not ENV_NAME.match(self.env):
+            raise FieldError(f"parameter {self.name!r}: env {self.env!r} is not a variable name (letters, digits, "
+                             "underscores, not starting with a digit; no '=', spaces or '%')", "env")
+        if self.hint is not None and not HINT_KEY.match(self.hint):
+            raise FieldError(f"parameter {self.name!r}: hint {self.hint!r} is not an MPI-IO hint key (letters, "
+                             "digits, '_', '.', '-')", "hint")
         if not isinstance(self.description, str):
             raise FieldError(f"parameter {self.name!r}: description must be a string", "description")
 

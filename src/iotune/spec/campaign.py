@@ -34,6 +34,7 @@ from iotune.space import Space
 from iotune.space.configuration import digest
 from iotune.space.reader import TOP_KEYS as SPACE_KEYS
 from iotune.spec import fields as f
+from iotune.spec.environment import check_environment
 from iotune.spec.mapping import check_runnable
 from iotune.spec.storage import DEVICE_COUNTS, FILE_SYSTEMS, SCHEDULERS, storage_parameters
 from iotune.yamlio import load_yaml, read_yaml_file, where
@@ -51,8 +52,8 @@ BENCHMARK = f.Section("benchmark", [
     f.Field("file_per_process", f.boolean), f.Field("collective", f.boolean),
     f.Field("operation", f.choice(*OPERATIONS)), f.Field("fsync", f.boolean), f.Field("verify", f.boolean),
     f.Field("data_pattern", f.choice(*DATA_PATTERNS)),
-    f.Field("hints", f.string_map, doc="MPI-IO hints set for every trial"),
-    f.Field("env", f.string_map, doc="environment variables set for every trial"),
+    f.Field("hints", f.hint_map, doc="MPI-IO hints set for every trial"),
+    f.Field("env", f.env_map, doc="environment variables set for every trial"),
 ])
 ADAPTIVE = f.Section("adaptive", [
     f.Field("rel_half_width", f.number(0, 1, open_low=True, open_high=True), 0.05),
@@ -183,9 +184,11 @@ class CampaignSpec:
             raise SpaceError(f"{self.source}: {', '.join(clash)} is both a parameter and fixed in 'benchmark:'; "
                              "keep one")
 
-    def check_runnable(self) -> None:
-        """Refuse a spec whose parameters the built-in benchmark or the testbed cannot apply (before measuring)."""
-        check_runnable(self.space)
+    def check_runnable(self, allowed=None) -> None:
+        """Refuse a spec whose parameters the built-in benchmark or the testbed cannot apply (before measuring),
+        or that sets an environment variable neither known safe nor in ``allowed`` (default ``IOTUNE_ALLOW_ENV``)."""
+        check_runnable(self.space, allowed)
+        check_environment(self.benchmark.get("env") or {}, f"{self.source} (benchmark > env)", allowed)
 
     @property
     def uses_testbed(self) -> bool:

@@ -150,6 +150,33 @@ def string_map(value: Any) -> dict[str, str]:
     return out
 
 
+def env_map(value: Any) -> dict[str, str]:
+    """Environment variables: well-formed names, values without NUL (:mod:`iotune.spec.environment`)."""
+    from iotune.spec.environment import check_name, check_value
+
+    out = string_map(value)
+    for key, item in out.items():
+        try:
+            check_name(key)
+            check_value(key, item)
+        except SpaceError as exc:
+            raise ValueError(f"is refused: {exc}") from None
+    return out
+
+
+def hint_map(value: Any) -> dict[str, str]:
+    """MPI-IO hints: keys as MPI_Info keys, one-line values."""
+    from iotune.space.parameter import HINT_KEY
+
+    out = string_map(value)
+    for key, item in out.items():
+        if not HINT_KEY.match(key):
+            raise ValueError(f"has hint key {key!r}, which is not an MPI-IO hint key (letters, digits, '_', '.', '-')")
+        if any(c in item for c in "\x00\n\r") or len(item) > 1024:
+            raise ValueError(f"has hint {key} with a value holding a line break or NUL, or over 1024 characters")
+    return out
+
+
 def mapping(value: Any) -> dict:
     if not isinstance(value, Mapping):
         raise ValueError("is not a mapping")

@@ -24,6 +24,7 @@ from typing import Any
 
 from iotune.errors import SpaceError
 from iotune.records import OPERATIONS, BenchmarkSpec
+from iotune.spec.environment import check_environment, check_value
 from iotune.spec.storage import STORAGE_FIELDS, STORAGE_LAYERS, check_storage_levels, is_storage_parameter
 
 BENCHMARK_FIELDS = ("processes", "api", "collective", "file_per_process", "block_size", "transfer_size",
@@ -43,8 +44,28 @@ def hint_value(value) -> str:
     return str(value)
 
 
-def check_runnable(space) -> None:
-    """Refuse a space whose parameters the built-in benchmark cannot apply."""
+def check_hint_value(key: str, value: str) -> str:
+    """``value`` if an MPI-IO hint can carry it: one line, no NUL (it becomes a line of ROMIO's hints file)."""
+    if any(c in value for c in "\x00\n\r") or len(value) > 1024:
+        raise SpaceError(f"MPI-IO hint {key}: value {value[:40]!r} holds a line break or NUL, or is longer than "
+                         "1024 characters (MPI_MAX_INFO_VAL)")
+    return value
+
+
+def check_runnable(space, allowed=None) -> None:
+    """Refuse a space whose parameters the built-in benchmark cannot apply, or that sets an unsafe variable.
+
+    ``allowed``: variable names the user allows beyond the safe list (default: ``IOTUNE_ALLOW_ENV``).
+    """
+    env_levels = {}
+    for parameter in space.parameters:
+        if hint_key(parameter):
+            for level in parameter.levels:
+                check_hint_value(hint_key(parameter), hint_value(level))
+        elif parameter.env and parameter.name not in BENCHMARK_FIELDS:
+            for level in parameter.levels:
+                env_levels[parameter.env] = check_value(parameter.env, hint_value(level))
+    check_environment(env_levels, f"space {space.name!r}", allowed)
     for parameter in space.parameters:
         if parameter.name in BENCHMARK_FIELDS or hint_key(parameter) or parameter.env:
             continue
@@ -85,6 +106,7 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
             hints[key] = hint_value(value)
         elif parameter.env:
             env[parameter.env] = hint_value(value) if isinstance(value, bool) else str(value)
+    env = check_environment(env, f"the spec of space {space.name!r}")
     spec = BenchmarkSpec(**values, hints=hints, env=env)
     if spec.api == "POSIX" and hints:
         raise SpaceError(

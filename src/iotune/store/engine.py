@@ -5,12 +5,19 @@ readers never block the writer), a busy timeout (several campaign processes
 may share one file) and foreign keys.  Write transactions start with
 ``BEGIN IMMEDIATE`` so two writers queue on the busy timeout instead of one
 failing when it upgrades a read lock.
+
+A SQLite file is looked at read-only before any of that (:func:`check_sqlite_file`):
+only a new or empty file, or an iotune store, is ever written to; anything else
+(someone else's database, a corrupt file, a device) is refused untouched.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import stat
 from pathlib import Path
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
@@ -20,6 +27,7 @@ from iotune.errors import StoreError
 DEFAULT_DB = "iotune.db"
 BUSY_TIMEOUT_MS = 30_000
 WRITE = "iotune_write"
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def normalize_url(url: str | os.PathLike | None) -> str:
@@ -72,9 +80,63 @@ def _sqlite_events(engine: sa.Engine) -> None:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 
+def check_sqlite_file(path: str | os.PathLike) -> None:
+    """Refuse, without changing it, a file that is neither new, empty, nor an iotune store.
+
+    Looks only: the file's first bytes, then a read-only connection
+    (``immutable=1`` when no write-ahead log exists, so that not even ``-wal``
+    and ``-shm`` files appear beside someone else's database).
+    """
+    path = Path(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot use {path} as a store: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"{path} is not a regular file; a store is an SQLite file or a database URL")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not head:
+        return
+    if head != SQLITE_MAGIC:
+        raise StoreError(f"{path} is not an SQLite database (nor an iotune store); it was left unchanged")
+    mode = "ro" if Path(f"{path}-wal").exists() else "ro&immutable=1"
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode={mode}", uri=True)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open {path} read-only to check it: {exc}") from None
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = None
+        if "meta" in tables:
+            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path} is a corrupt SQLite database or not an iotune store ({exc}); "
+                         "it was left unchanged") from None
+    finally:
+        conn.close()
+    if not tables:
+        return
+    if version is None or not str(version[0]).isdigit():
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise StoreError(f"{path} is an SQLite database with tables {shown} but no iotune schema_version: "
+                         "not an iotune store; it was left unchanged")
+
+
 def create_engine(url: str) -> sa.Engine:
-    """An engine for ``url`` that has connected once, or StoreError naming the (masked) URL."""
+    """An engine for ``url`` that has connected once, or StoreError naming the (masked) URL.
+
+    A SQLite file is checked first (:func:`check_sqlite_file`).
+    """
     parsed = _parse(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
+            and not parsed.database.startswith("file:"):
+        check_sqlite_file(parsed.database)
     kwargs: dict = {}
     if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
         kwargs["connect_args"] = {"connect_timeout": 10}

@@ -9,29 +9,33 @@ JSON is the exchange format and keeps everything::
                               "measurements": [{phase, bytes, seconds, ...}]}]}]}
 
 CSV and Parquet hold the flat rows of ``Store.rows()`` (see ``flat``); they
-import too, with the losses listed there.
+import too, with the losses listed there.  Every imported field is checked
+(:mod:`iotune.store.import_checks`); the first bad record stops the import and
+nothing of it is kept.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
-from collections.abc import Iterable
+import stat
 from pathlib import Path
 
 import sqlalchemy as sa
 
-from iotune.records import PhaseResult
-from iotune.errors import StoreError
+from iotune.errors import SpaceError, StoreError
+from iotune.space import Space
+from iotune.spec.mapping import hint_key, hint_value
 from iotune.store import flat, queries
-from iotune.store.records import TRIAL_STATES, ImportReport
+from iotune.store import import_checks as checks
+from iotune.store.records import ImportReport
 from iotune.store.schema import platforms, studies, trials
 
 FORMATS = ("json", "csv", "parquet")
 FORMAT_NAME = "iotune-export"
 FORMAT_VERSION = 1
 
-_TRIAL_TEXT = ("error", "started_at", "finished_at", "runner", "command", "read_cache_mode")
 
 
 # export
@@ -136,161 +140,253 @@ def write_rows(path: str | os.PathLike, fmt: str, rows: list[dict]) -> None:
 
 # import
 
+MAX_IMPORT_BYTES = 512 * 2**20
+"""Largest export read (512 MiB, a few hundred thousand trials); export a large store one study at a time."""
 
-def read_document(path: str | os.PathLike) -> dict:
-    """Read a JSON, CSV or Parquet export into the JSON export's shape; StoreError if it is none of those."""
+
+def read_document(path: str | os.PathLike, spec=None, study: str | None = None) -> dict:
+    """Read a JSON, CSV or Parquet export into the JSON export's shape; StoreError if it is none of those.
+
+    ``spec`` (a :class:`~iotune.spec.CampaignSpec`) and ``study`` let a compact CSV, one without the
+    study, config_key and state columns (``data/ground_truth/*.csv``), be read as that spec's study.
+    """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise StoreError(f"{path} is not a regular file; give an iotune export (JSON, CSV or Parquet)")
+        if info.st_size > MAX_IMPORT_BYTES:
+            raise StoreError(f"{path} is {info.st_size} bytes, more than the {MAX_IMPORT_BYTES} an import reads; "
+                             "export one study at a time (iotune export --study NAME)")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_IMPORT_BYTES + 1)
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_IMPORT_BYTES:
+        raise StoreError(f"{path} is more than the {MAX_IMPORT_BYTES} bytes an import reads")
     if data.startswith(b"PAR1"):
-        return flat.rows_document(flat.read_parquet(path), path)
+        return flat.rows_document(flat.read_parquet(path), path, spec=spec, study=study)
     if data.lstrip()[:1] != b"{":
-        return flat.rows_document(flat.read_csv(data, path), path)
+        return flat.rows_document(flat.read_csv(data, path), path, spec=spec, study=study)
     try:
         document = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise StoreError(f"{path} is not valid JSON (truncated or corrupt?): {exc}") from None
+    except RecursionError:
+        raise StoreError(f"{path} nests JSON too deeply to be an iotune export") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
         raise StoreError(f"{path} is JSON but not an iotune export (no \"format\": \"{FORMAT_NAME}\")")
     version = document.get("version")
-    if not isinstance(version, int) or version > FORMAT_VERSION or version < 1:
+    if isinstance(version, bool) or not isinstance(version, int) or version > FORMAT_VERSION or version < 1:
         raise StoreError(f"{path} is iotune export version {version!r}; this iotune reads version {FORMAT_VERSION}")
+    if spec is not None or study is not None:
+        raise StoreError(f"{path} is a full iotune export: it carries its studies and spaces; import it without "
+                         "--spec and --study")
     return document
 
 
 def apply_document(conn: sa.Connection, document: dict, path: str) -> ImportReport:
-    """Merge an export document into the database inside the caller's transaction.
+    """Merge an export document into the database inside the caller's transaction, every field checked.
 
-    Any malformed part raises StoreError, and the caller's rollback leaves the
-    database as it was.
+    The first malformed record raises one StoreError line naming it, and the
+    caller's rollback leaves the database as it was.
     """
+    return _Import(conn, path).apply(document)
+
+
+class _Import:
+    """One import: where the records go, what has been seen, where the first bad record was."""
+
+    def __init__(self, conn: sa.Connection, path: str):
+        self.conn = conn
+        self.path = path
+        self.report = ImportReport()
+        self.where = ""
+
+    def fail(self, message: str) -> StoreError:
+        return StoreError(f"{self.path}: {self.where + ': ' if self.where else ''}{message}")
+
+    def apply(self, document: dict) -> ImportReport:
+        try:
+            return self._apply(document)
+        except checks.BadRecord as exc:
+            raise self.fail(str(exc)) from None
+        except SpaceError as exc:
+            raise self.fail(str(exc).splitlines()[0]) from None
+
+    def _apply(self, document: dict) -> ImportReport:
+        source = document.get("source") or {}
+        if not isinstance(source, dict):
+            raise checks.BadRecord(f"source must be an object, got {type(source).__name__}")
+        host = checks.name(source.get("host") or "unknown", "source host")
+        database = checks.text(source.get("db"), "source db", line=True)
+        provenance = f"{self.path} (host {host}, db {database or 'unknown'})"
+        platform_ids = {}
+        for index, platform in enumerate(_items(document.get("platforms", []), "platforms")):
+            self.where = f"platform #{index + 1}"
+            fingerprint = checks.name(platform.get("fingerprint"), "fingerprint", limit=40)
+            info = checks.document(platform.get("info"), "platform info", optional=False)
+            for key, value in info.items():
+                if value is not None and (isinstance(value, (dict, list)) or
+                                          (isinstance(value, float) and not math.isfinite(value))):
+                    raise checks.BadRecord(f"platform info {key} must be a plain value, got {value!r}")
+            platform_ids[fingerprint] = queries.ensure_platform(self.conn, info)
+        studies_list = document.get("studies")
+        if studies_list is None:
+            raise checks.BadRecord("the export has no \"studies\" list")
+        for index, study in enumerate(_items(studies_list, "studies")):
+            self.where = f"study #{index + 1}"
+            label = checks.name(study.get("name"), "study name")
+            self.where = f"study {label!r}"
+            space = checks.study_space(study, self.where)
+            study_id, space = self._target_study(study, space, host, provenance)
+            for number, trial in enumerate(_items(study.get("trials") or [], "trials"), start=1):
+                row = trial.get("_row")
+                uid = trial.get("uid")
+                self.where = (f"study {label!r}, " + (f"row {row}" if row else f"trial #{number}")
+                              + (f" (uid {uid})" if isinstance(uid, str) and len(uid) <= 40 else ""))
+                self._trial(study_id, trial, space, platform_ids, provenance)
+        return self.report
+
+    def _target_study(self, study: dict, space, host: str, provenance: str):
+        """The local study the file's study goes into: same name and space merges, else ``name@host``.
+
+        Returns its id and the space its configurations are checked against (the
+        local one when merging).
+        """
+        name = study["name"]
+        space_hash = checks.name(study.get("space_hash"), "space_hash", limit=128)
+        settings = checks.document(study.get("settings"), "settings") or {}
+        description = checks.text(study.get("description"), "description") or ""
+        created_at = checks.timestamp(study.get("created_at"), "created_at")
+        origin = checks.text(study.get("origin"), "origin")
+        spec_yaml = checks.text(study.get("spec_yaml"), "spec_yaml", limit=4 << 20)
+        for attempt in range(1, 1000):
+            candidate = name if attempt == 1 else f"{name}@{host}" if attempt == 2 else f"{name}@{host}-{attempt - 1}"
+            row = queries.study_by_name(self.conn, candidate)
+            if row is not None and row.space_hash != space_hash:
+                continue
+            if candidate != name:
+                self.report.renamed[name] = candidate
+            if row is not None:
+                self.report.studies_merged += 1
+                local = _local_space(row)
+                self._note_settings(candidate, local if local is not None else space, settings)
+                return row.id, local if local is not None else space
+            self.report.studies_added += 1
+            self._note_settings(candidate, space, settings)
+            study_id = queries.insert_study(
+                self.conn,
+                name=candidate,
+                space_yaml=str(study.get("space_yaml") or ""),
+                space_hash=space_hash,
+                settings=settings,
+                description=description,
+                created_at=created_at,
+                origin=provenance if not origin else f"{provenance} <- {origin}",
+                spec_yaml=spec_yaml,
+            )
+            return study_id, space
+        raise checks.BadRecord(f"cannot find a free local name for study {name!r} from {host}")
+
+    def _note_settings(self, study: str, space, settings: dict) -> None:
+        """Record for the user which hints and variables the study will set when it runs."""
+        sets = self.report.settings.setdefault(study, {"hints": {}, "env": {}})
+        if space is not None:
+            for parameter in space.parameters:
+                key = hint_key(parameter)
+                target = sets["hints"].setdefault(key, []) if key else \
+                    sets["env"].setdefault(parameter.env, []) if parameter.env else None
+                if target is not None:
+                    target.extend(hint_value(level) for level in parameter.levels if hint_value(level) not in target)
+        fixed = settings.get("benchmark") if isinstance(settings.get("benchmark"), dict) else {}
+        for kind in ("hints", "env"):
+            values = fixed.get(kind) if isinstance(fixed.get(kind), dict) else {}
+            for key, value in values.items():
+                target = sets[kind].setdefault(str(key), [])
+                if str(value) not in target:
+                    target.append(str(value))
+
+    def _trial(self, study_id: int, trial: dict, space, platform_ids: dict, provenance: str) -> None:
+        conn, report = self.conn, self.report
+        state = trial.get("state")
+        if state in checks.UNFINISHED_STATES:
+            report.trials_skipped_running += 1
+            return
+        if state not in checks.IMPORTED_STATES:
+            raise checks.BadRecord(f"trial state must be one of {', '.join(checks.IMPORTED_STATES)} (PENDING and "
+                                   f"RUNNING ones are skipped), got {checks._show(state)}")
+        uid = checks.name(trial.get("uid"), "trial uid", limit=32)
+        config, config_key, workload_key = checks.configuration(trial.get("config"), trial.get("config_key"),
+                                                                trial.get("workload_key"), space)
+        repeat = checks.count(trial.get("repeat"), "repeat", maximum=checks.MAX_REPEAT)
+        phases = [checks.phase(m, f"measurement #{i}")
+                  for i, m in enumerate(_items(trial.get("measurements") or [], "measurements"), start=1)]
+        if state == "COMPLETE" and not phases:
+            raise checks.BadRecord("a COMPLETE trial must have at least one measured phase")
+        platform = trial.get("platform")
+        if platform is not None and platform not in platform_ids:
+            raise checks.BadRecord(f"trial names platform {checks._show(platform)} that the file does not describe")
+        values = {
+            "error": checks.text(trial.get("error"), "error"),
+            "started_at": checks.timestamp(trial.get("started_at"), "started_at"),
+            "finished_at": checks.timestamp(trial.get("finished_at"), "finished_at"),
+            "runner": checks.text(trial.get("runner"), "runner", limit=64, line=True),
+            "command": checks.text(trial.get("command"), "command"),
+            "read_cache_mode": checks.text(trial.get("read_cache_mode"), "read_cache_mode", limit=64, line=True),
+            "hints_requested_json": queries.dumps(checks.hints(trial.get("hints_requested"), "hints_requested"),
+                                                  "hints requested"),
+            "hints_in_effect_json": queries.dumps(checks.hints(trial.get("hints_in_effect"), "hints_in_effect"),
+                                                  "hints in effect"),
+            "wall_seconds": checks.seconds(trial.get("wall_seconds"), "wall_seconds", optional=True),
+            "extra_json": queries.dumps(checks.document(trial.get("extra"), "extra") or {}, "extra"),
+        }
+        bench = checks.benchmark(trial.get("benchmark"), "benchmark")
+        earlier = checks.text(trial.get("imported_from"), "imported_from")
+        if conn.execute(sa.select(trials.c.id).where(trials.c.uid == uid)).first() is not None:
+            report.trials_duplicate += 1
+            return
+        taken = conn.execute(
+            sa.select(trials.c.id).where(
+                trials.c.study_id == study_id, trials.c.config_key == config_key, trials.c.repeat == repeat
+            )
+        ).first()
+        if taken is not None:
+            repeat = queries.next_repeat(conn, study_id, config_key)
+            report.trials_conflicting += 1
+        trial_id = conn.execute(
+            trials.insert().values(
+                uid=uid,
+                study_id=study_id,
+                platform_id=platform_ids.get(platform),
+                config_key=config_key,
+                workload_key=workload_key,
+                config_json=queries.dumps(config, "configuration"),
+                repeat=repeat,
+                state=state,
+                benchmark_json=None if bench is None else queries.dumps(bench, "benchmark"),
+                imported_from=provenance if not earlier else f"{provenance} <- {earlier}",
+                **values,
+            )
+        ).inserted_primary_key[0]
+        queries.insert_phases(conn, trial_id, phases)
+        report.trials_added += 1
+
+
+def _local_space(row):
+    """The space of a local study, or None when it has none that parses (older or hand-made stores)."""
+    if not (row.space_yaml or "").strip():
+        return None
     try:
-        return _apply(conn, document, path)
-    except StoreError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        detail = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc).splitlines()[0]
-        raise StoreError(f"{path} is a malformed iotune export: {detail}") from None
+        return Space.from_text(row.space_yaml, source=f"study {row.name}")
+    except SpaceError:
+        return None
 
 
-def _apply(conn: sa.Connection, document: dict, path: str) -> ImportReport:
-    source = document.get("source") or {}
-    host = str(source.get("host") or "unknown")
-    provenance = f"{path} (host {host}, db {source.get('db') or 'unknown'})"
-    report = ImportReport()
-    platform_ids = {
-        p["fingerprint"]: queries.ensure_platform(conn, _mapping(p["info"], "platform info"))
-        for p in _items(document.get("platforms", []), "platforms")
-    }
-    for study in _items(document["studies"], "studies"):
-        study_id = _target_study(conn, study, host, provenance, report)
-        for trial in _items(study.get("trials", []), "trials"):
-            _import_trial(conn, study_id, trial, platform_ids, provenance, report)
-    return report
-
-
-def _items(value, what: str) -> Iterable[dict]:
+def _items(value, what: str) -> list[dict]:
     if not isinstance(value, list):
-        raise TypeError(f"{what} must be a list")
-    return [_mapping(item, what) for item in value]
-
-
-def _mapping(value, what: str) -> dict:
-    if not isinstance(value, dict):
-        raise TypeError(f"an entry of {what} must be an object, got {type(value).__name__}")
+        raise checks.BadRecord(f"{what} must be a list, got {type(value).__name__}")
+    for index, item in enumerate(value, start=1):
+        if not isinstance(item, dict):
+            raise checks.BadRecord(f"{what} entry #{index} must be an object, got {type(item).__name__}")
     return value
-
-
-def _target_study(conn: sa.Connection, study: dict, host: str, provenance: str, report: ImportReport) -> int:
-    """The local study the file's study goes into: same name and space merges, else ``name@host``."""
-    name = study["name"]
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"study name must be a non-empty string, got {name!r}")
-    space_hash = str(study.get("space_hash") or "")
-    for attempt in range(1, 1000):
-        candidate = name if attempt == 1 else f"{name}@{host}" if attempt == 2 else f"{name}@{host}-{attempt - 1}"
-        row = queries.study_by_name(conn, candidate)
-        if row is not None and row.space_hash != space_hash:
-            continue
-        if candidate != name:
-            report.renamed[name] = candidate
-        if row is not None:
-            report.studies_merged += 1
-            return row.id
-        report.studies_added += 1
-        return queries.insert_study(
-            conn,
-            name=candidate,
-            space_yaml=str(study.get("space_yaml") or ""),
-            space_hash=space_hash,
-            settings=study.get("settings") or {},
-            description=str(study.get("description") or ""),
-            created_at=study.get("created_at"),
-            origin=provenance if not study.get("origin") else f"{provenance} <- {study['origin']}",
-        )
-    raise StoreError(f"cannot find a free local name for study {name!r} from {host}")
-
-
-def _import_trial(conn, study_id: int, trial: dict, platform_ids: dict, provenance: str, report: ImportReport):
-    state = trial["state"]
-    if state not in TRIAL_STATES:
-        raise ValueError(f"trial state must be one of {', '.join(TRIAL_STATES)}, got {state!r}")
-    if state == "RUNNING":
-        report.trials_skipped_running += 1
-        return
-    uid = trial["uid"]
-    if not isinstance(uid, str) or not uid:
-        raise ValueError(f"trial uid must be a non-empty string, got {uid!r}")
-    if conn.execute(sa.select(trials.c.id).where(trials.c.uid == uid)).first() is not None:
-        report.trials_duplicate += 1
-        return
-    config_key = str(trial["config_key"])
-    repeat = trial["repeat"]
-    if isinstance(repeat, bool) or not isinstance(repeat, int):
-        raise ValueError(f"trial repeat must be an integer, got {repeat!r}")
-    taken = conn.execute(
-        sa.select(trials.c.id).where(
-            trials.c.study_id == study_id, trials.c.config_key == config_key, trials.c.repeat == repeat
-        )
-    ).first()
-    if taken is not None:
-        repeat = queries.next_repeat(conn, study_id, config_key)
-        report.trials_conflicting += 1
-    platform = trial.get("platform")
-    if platform is not None and platform not in platform_ids:
-        raise ValueError(f"trial {uid} names platform {platform} that the file does not describe")
-    earlier = trial.get("imported_from")
-    wall = trial.get("wall_seconds")
-    trial_id = conn.execute(
-        trials.insert().values(
-            uid=uid,
-            study_id=study_id,
-            platform_id=platform_ids.get(platform),
-            config_key=config_key,
-            workload_key=str(trial.get("workload_key") or ""),
-            config_json=queries.dumps(_mapping(trial["config"], "config"), "configuration"),
-            repeat=repeat,
-            state=state,
-            hints_requested_json=queries.dumps(trial.get("hints_requested") or {}, "hints requested"),
-            hints_in_effect_json=queries.dumps(trial.get("hints_in_effect") or {}, "hints in effect"),
-            wall_seconds=None if wall is None else float(wall),
-            extra_json=queries.dumps(trial.get("extra") or {}, "extra"),
-            benchmark_json=None if trial.get("benchmark") is None else queries.dumps(trial["benchmark"], "benchmark"),
-            imported_from=provenance if not earlier else f"{provenance} <- {earlier}",
-            **{name: trial.get(name) for name in _TRIAL_TEXT},
-        )
-    ).inserted_primary_key[0]
-    phases = [_phase(m) for m in _items(trial.get("measurements") or [], "measurements")]
-    queries.insert_phases(conn, trial_id, phases)
-    report.trials_added += 1
-
-
-def _phase(data: dict) -> PhaseResult:
-    return PhaseResult(
-        phase=str(data["phase"]),
-        bytes=int(data["bytes"]),
-        seconds=float(data["seconds"]),
-        **{name: data.get(name) for name in queries.PHASE_FIELDS},
-    )

@@ -17,7 +17,7 @@ import csv
 import re
 from pathlib import Path
 
-from iotune.errors import StoreError
+from iotune.errors import SpaceError, StoreError
 from iotune.store import queries
 
 _INT_COLUMNS = {"repeat", "bytes", "ops", "verify_errors"}
@@ -73,16 +73,19 @@ def read_csv(data: bytes, path: Path) -> list[dict]:
     """The rows of a CSV export, with numbers and booleans read back; StoreError if it is not one."""
     try:
         reader = csv.DictReader(data.decode("utf-8").splitlines())
-        if not reader.fieldnames or not {"study", "trial_uid", "config_key"} <= set(reader.fieldnames):
+        if not reader.fieldnames or "trial_uid" not in reader.fieldnames:
             raise StoreError(f"{path} is not an iotune export (JSON, or CSV/Parquet rows with a trial_uid column)")
-        return [_parse_csv_row(row) for row in reader]
+        rows = []
+        for number, row in enumerate(reader, start=2):
+            if None in row:
+                raise StoreError(f"{path}: row {number} has more cells than the header")
+            rows.append(_parse_csv_row(row))
+        return rows
     except (UnicodeDecodeError, csv.Error) as exc:
-        raise StoreError(f"{path} is not an iotune export: {exc}") from None
+        raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None
 
 
 def _parse_csv_row(row: dict) -> dict:
-    if None in row:
-        raise StoreError(f"CSV row has more cells than the header: {row[None]!r}")
     out = {}
     for name, text in row.items():
         if text is None or text == "":
@@ -114,72 +117,105 @@ def _guess(text: str):
     return value if isinstance(value, float) else text
 
 
-def rows_document(rows: list[dict], path: Path) -> dict:
-    """The flat rows regrouped into the JSON export's platforms, studies, trials and measurements."""
+FULL_COLUMNS = ("study", "trial_uid", "config_key", "state")
+"""Columns that make flat rows a whole export; without study, config_key and state they are the compact form."""
+
+
+def rows_document(rows: list[dict], path: Path, spec=None, study: str | None = None) -> dict:
+    """The flat rows regrouped into the JSON export's platforms, studies, trials and measurements.
+
+    Each trial remembers the file row it starts on (``_row``, as a spreadsheet
+    numbers it) for error messages.  Compact rows (no study, config_key and
+    state: ``data/ground_truth/compact.py``) need the ``spec`` they were
+    measured with; they become COMPLETE trials of study ``study`` (default: the
+    spec's name).
+    """
+    columns = set(rows[0]) if rows else set(FULL_COLUMNS)
+    compact = not {"study", "config_key", "state"} <= columns
+    if compact and spec is None:
+        absent = ", ".join(c for c in FULL_COLUMNS if c not in columns)
+        raise StoreError(f"{path} has flat rows without the {absent} column(s) of an iotune export: if it is a "
+                         "compact CSV (data/ground_truth/compact.py), import it with the spec it was measured "
+                         f"with: iotune import {path.name} --spec SPEC.yaml [--study NAME]")
+    if not compact and (spec is not None or study is not None):
+        raise StoreError(f"{path} holds whole exported rows (study, config_key, state); import it without --spec "
+                         "and --study")
     host = next((r.get("hostname") for r in rows if r.get("hostname")), None) or "unknown"
     platform_docs: dict[str, dict] = {}
     study_docs: dict[str, dict] = {}
     trial_docs: dict[tuple[str, str], dict] = {}
     cfg_used: dict[str, set] = {}
+    first_row = 1 if path.suffix.lower() == ".parquet" else 2
     try:
-        for row in rows:
-            study_name = row["study"]
-            study = study_docs.setdefault(
-                study_name,
-                {
-                    "name": study_name,
-                    "space_hash": row.get("space_hash") or "",
-                    "space_yaml": "",
-                    "settings": {},
-                    "description": "",
-                    "trials": [],
-                },
-            )
+        for number, row in enumerate(rows, start=first_row):
+            study_name = (study or spec.name) if compact else row["study"]
+            if not isinstance(study_name, str):
+                raise StoreError(f"{path}: row {number}: study must be text, got {study_name!r}")
+            doc = study_docs.get(study_name)
+            if doc is None:
+                doc = study_docs[study_name] = _study_doc(study_name, row, spec if compact else None)
             used = cfg_used.setdefault(study_name, set())
             used.update(k for k, v in row.items() if k.startswith("cfg.") and v is not None)
             key = (study_name, row["trial_uid"])
             trial = trial_docs.get(key)
             if trial is None:
-                info = {
-                    k: row.get(k)
-                    for k in ("hostname", "fs_type", "mpi_version", "iotune_version")
-                    if row.get(k) is not None
-                }
-                fp = None
-                if info:
-                    fp = queries.fingerprint(info)
-                    platform_docs[fp] = {"fingerprint": fp, "info": info}
-                trial = {
-                    "uid": row["trial_uid"],
-                    "config_key": row["config_key"],
-                    "workload_key": row.get("workload_key") or "",
-                    "config": {k[4:]: v for k, v in row.items() if k.startswith("cfg.")},
-                    "repeat": row["repeat"],
-                    "state": row["state"],
-                    "error": row.get("error"),
-                    "started_at": row.get("started_at"),
-                    "runner": row.get("runner"),
-                    "read_cache_mode": row.get("read_cache_mode"),
-                    "hints_in_effect": {
-                        k[5:]: str(v) for k, v in row.items() if k.startswith("hint.") and v is not None
-                    },
-                    "platform": fp,
-                    "measurements": [],
-                }
-                trial_docs[key] = trial
-                study["trials"].append(trial)
+                trial = trial_docs[key] = _trial_doc(row, number, platform_docs, spec if compact else None, path)
+                doc["trials"].append(trial)
             if row.get("phase") is not None:
                 fields = ("phase", "bytes", "seconds", *queries.PHASE_FIELDS)
                 trial["measurements"].append({k: row.get(k) for k in fields})
     except (KeyError, TypeError, AttributeError) as exc:
         raise StoreError(f"{path} is not an iotune export: rows lack {exc}") from None
-    for name, study in study_docs.items():
+    for name, doc in study_docs.items():
         if len(study_docs) == 1:
             break
-        for trial in study["trials"]:
+        for trial in doc["trials"]:
             trial["config"] = {k: v for k, v in trial["config"].items() if f"cfg.{k}" in cfg_used[name]}
     return {
         "source": {"host": host, "db": None},
         "platforms": list(platform_docs.values()),
         "studies": list(study_docs.values()),
+    }
+
+
+def _study_doc(name: str, row: dict, spec) -> dict:
+    if spec is None:
+        return {"name": name, "space_hash": row.get("space_hash") or "", "space_yaml": "", "settings": {},
+                "description": "", "trials": []}
+    return {"name": name, "space_hash": spec.space.hash, "space_yaml": spec.space.to_yaml(),
+            "spec_yaml": spec.to_yaml(), "settings": {"source": "compact csv"},
+            "description": spec.space.description or "", "trials": []}
+
+
+def _trial_doc(row: dict, number: int, platform_docs: dict, spec, path: Path) -> dict:
+    info = {k: row.get(k) for k in ("hostname", "fs_type", "mpi_version", "iotune_version") if row.get(k) is not None}
+    fp = None
+    if info:
+        fp = queries.fingerprint(info)
+        platform_docs[fp] = {"fingerprint": fp, "info": info}
+    config = {k[4:]: v for k, v in row.items() if k.startswith("cfg.")}
+    if spec is None:
+        config_key, workload_key, state = row["config_key"], row.get("workload_key") or "", row["state"]
+    else:
+        try:
+            made = spec.space.configuration(config)
+        except SpaceError as exc:
+            raise StoreError(f"{path}: row {number}: not a configuration of spec {spec.name!r}: "
+                             f"{str(exc).splitlines()[0]}") from None
+        config, config_key, workload_key, state = made.to_dict(), made.key, made.workload_key, "COMPLETE"
+    return {
+        "_row": number,
+        "uid": row["trial_uid"],
+        "config_key": config_key,
+        "workload_key": workload_key,
+        "config": config,
+        "repeat": row["repeat"],
+        "state": state,
+        "error": row.get("error"),
+        "started_at": row.get("started_at"),
+        "runner": row.get("runner"),
+        "read_cache_mode": row.get("read_cache_mode"),
+        "hints_in_effect": {k[5:]: str(v) for k, v in row.items() if k.startswith("hint.") and v is not None},
+        "platform": fp,
+        "measurements": [],
     }

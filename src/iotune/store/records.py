@@ -124,8 +124,10 @@ class ImportReport:
     next free repeat number, so they are included in ``trials_added`` too.
     ``renamed`` maps a study name in the file to the local name it was imported
     under because the local study of that name covers a different space.
-    ``trials_skipped_running`` counts trials that were still RUNNING in the
-    source: they hold no result, and their campaign re-runs them there.
+    ``trials_skipped_running`` counts trials that were still PENDING or RUNNING
+    in the source: they hold no result, and their campaign runs them there.
+    ``settings`` says, per local study, what it sets when it runs: MPI-IO
+    ``hints`` and ``env`` variables, each with the values it may take.
     """
 
     studies_added: int = 0
@@ -135,6 +137,7 @@ class ImportReport:
     trials_conflicting: int = 0
     trials_skipped_running: int = 0
     renamed: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)
 
     def summary(self) -> str:
         """One line for a terminal."""
@@ -144,7 +147,7 @@ class ImportReport:
             f"{self.trials_duplicate} duplicates skipped"
         )
         if self.trials_skipped_running:
-            text += f", {self.trials_skipped_running} running trials skipped"
+            text += f", {self.trials_skipped_running} unfinished (pending or running) trials skipped"
         for old, new in self.renamed.items():
             text += f"; study {old!r} imported as {new!r} (different space)"
         return text

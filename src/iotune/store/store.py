@@ -24,13 +24,33 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from iotune.records import Measurement
-from iotune.errors import StoreError
+from iotune.errors import SpaceError, StoreError
+from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import exchange, model_rows, queries
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
 from iotune.store.records import TRIAL_STATES, ImportReport, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import ensure_schema, measurements, models, platforms, studies, trials
 
 _RESETTABLE = ("PENDING", "RUNNING", "FAILED")
+
+
+def _check_queued_environment(conn: sa.Connection, trial_id: int) -> None:
+    """Refuse to hand out a queued trial whose stored benchmark sets an environment variable that is not safe.
+
+    The worker runs the benchmark stored with the trial; a store received from
+    someone else may hold one that sets ``LD_PRELOAD`` or ``BASH_FUNC_*``.
+    """
+    row = conn.execute(sa.select(trials.c.benchmark_json, trials.c.config_key, trials.c.repeat)
+                       .where(trials.c.id == trial_id)).one()
+    benchmark = queries.loads(row.benchmark_json, None)
+    env = benchmark.get("env") if isinstance(benchmark, dict) else None
+    if env:
+        if not isinstance(env, dict):
+            raise StoreError(f"queued trial {row.config_key} repeat {row.repeat} has a malformed benchmark env")
+        try:
+            check_environment(env, f"queued trial {row.config_key} repeat {row.repeat}")
+        except (SpaceError, UnsafeEnvironmentError) as exc:
+            raise StoreError(str(exc)) from None
 
 
 class Store:
@@ -399,6 +419,7 @@ class Store:
                 trial_id = conn.execute(self._next(conn, study_id, "PENDING")).scalar()
             if trial_id is None:
                 return None
+            _check_queued_environment(conn, trial_id)
             conn.execute(measurements.delete().where(measurements.c.trial_id == trial_id))
             conn.execute(trials.update().where(trials.c.id == trial_id).values(
                 state="RUNNING", owner=owner, heartbeat_at=queries.now(), started_at=queries.now(),
@@ -576,9 +597,13 @@ class Store:
             else:
                 exchange.write_rows(path, fmt, queries.flat_rows(conn, study_id))
 
-    def import_file(self, path: str | os.PathLike) -> ImportReport:
-        """Merge an export (JSON, or the flat CSV/Parquet rows) into this store, all or nothing."""
-        document = exchange.read_document(path)
+    def import_file(self, path: str | os.PathLike, spec=None, study: str | None = None) -> ImportReport:
+        """Merge an export (JSON, or the flat CSV/Parquet rows) into this store, all or nothing.
+
+        ``spec`` (a :class:`~iotune.spec.CampaignSpec`) and ``study`` read a compact CSV (rows without
+        study, config_key and state, as ``data/ground_truth/*.csv``) as measurements of that spec.
+        """
+        document = exchange.read_document(path, spec=spec, study=study)
         with self._write() as conn:
             return exchange.apply_document(conn, document, os.path.abspath(path))
 
