@@ -77,9 +77,10 @@ def darshan_log_of(environ: Mapping[str, str], started: float) -> Path | None:
 
 def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str, str], *,
             environ: Mapping[str, str] | None = None, override: bool = False,
-            timeout: float | None = None, allow_env: Iterable[str] = (), where: str = "the configuration"
-            ) -> Execution:
-    """Apply ``hints`` and ``variables``, run ``command`` (stdin, stdout, stderr passed through), time it.
+            timeout: float | None = None, allow_env: Iterable[str] = (), where: str = "the configuration",
+            stdout_to_stderr: bool = False) -> Execution:
+    """Apply ``hints`` and ``variables``, run ``command`` (stdin, stdout, stderr passed through; the command's
+    stdout to our stderr with ``stdout_to_stderr``, so that iotune's own stdout stays its report), time it.
 
     OSError when the command cannot be started; a timeout counts as a failed run (exit status -9).
     """
@@ -91,7 +92,8 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
                                  allow_env=allow_env, where=where)
         started, begin = time.time(), time.perf_counter()
         try:
-            returncode = subprocess.run(command, env={**environ, **applied.env}, timeout=timeout).returncode
+            returncode = subprocess.run(command, env={**environ, **applied.env}, timeout=timeout,
+                                        stdout=2 if stdout_to_stderr else None).returncode  # fd 2
         except subprocess.TimeoutExpired:
             returncode = -9
         wall = time.perf_counter() - begin
@@ -114,8 +116,9 @@ class CommandRunner:
     name = RUNNER
 
     def __init__(self, command: list[str], *, environ: Mapping[str, str] | None = None, override: bool = False,
-                 timeout: float | None = None):
+                 timeout: float | None = None, stdout_to_stderr: bool = True):
         self.command = list(command)
+        self.stdout_to_stderr = stdout_to_stderr
         self.environ = dict(os.environ if environ is None else environ)
         self.override = override
         self.timeout = timeout
@@ -124,7 +127,7 @@ class CommandRunner:
     def run(self, spec, scratch: Path) -> Measurement:
         try:
             execution = execute(self.command, spec.hints, spec.env, environ=self.environ, override=self.override,
-                                timeout=self.timeout)
+                                timeout=self.timeout, stdout_to_stderr=self.stdout_to_stderr)
         except OSError as exc:
             return Measurement.failed(f"cannot run {self.command[0]}: {exc.strerror or exc}", runner=RUNNER,
                                       command=shlex.join(self.command))

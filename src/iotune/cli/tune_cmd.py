@@ -43,8 +43,8 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
     if fmt == "csv":
         raise IotuneError("--format must be table or json for tune")
     command = list(command or [])
-    if spec is not None and spec.suffix.lower() not in (".yaml", ".yml") and not spec.exists():
-        command, spec = [str(spec), *command], None  # `iotune tune -- cmd`: the first word is the command
+    if spec is not None and (command or (spec.suffix.lower() not in (".yaml", ".yml") and not spec.exists())):
+        command, spec = [str(spec), *command], None  # `iotune tune -- cmd ARGS`: the first word is the command
     if (spec is None) == (not command):
         raise IotuneError("give a spec to tune the benchmark, or --study and the command after -- to tune an "
                           "application")
