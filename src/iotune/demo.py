@@ -1,16 +1,18 @@
-"""The demo's tuning campaign, end to end on real measurements (paper 000's workflow in small).
+"""The demo's tuning campaign, end to end on real measurements (paper 000's workflow in small, then tuned).
 
 1. screen the demo space with a foldover Plackett-Burman design;
 2. measure every configuration of every workload but one (the collection);
-3. train a CART model of I/O time on the collection;
-4. recommend hints for the workload that was left out, which the model never saw;
-5. measure every configuration of that workload for real, so the recommendation
-   can be judged against the truth: predicted against measured time, and how far
-   the recommended configuration is from the best measured one.
+3. train a CART model of I/O time on the collection and let it pick hints for
+   the workload that was left out, without a single run of it;
+4. tune that workload with a few real runs (:class:`iotune.study.tune.Tuner`,
+   the collection as prior), starting from the default;
+5. measure every configuration of that workload for real, so both picks can be
+   judged against the truth; :func:`verdict` says how it went in plain words.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -20,10 +22,14 @@ from iotune.analysis import ConfigurationStats, best_per_workload, configuration
 from iotune.recommend import Recommender
 from iotune.screening import load_screen
 from iotune.spec import CampaignSpec
-from iotune.study import Campaign, CampaignReport
+from iotune.study import Campaign, CampaignReport, Objective, Study, Worker
 from iotune.study.measure import prepare
+from iotune.study.tune import Step, Tuner, TuneResult
+from iotune.units import format_size
 
 HELD_OUT = {"transfer_size": 256 * 1024, "collective": True}
+TUNE_BUDGET = 4
+"""Runs the tuner may spend on the held-out workload (of its 10 configurations)."""
 
 RunCampaign = Callable[[Campaign], CampaignReport]
 
@@ -38,34 +44,39 @@ def demo_spec() -> CampaignSpec:
 
 
 @dataclass
-class JudgedCandidate:
-    """A recommended configuration with what was measured for it afterwards."""
-
-    rank: int
-    configuration: dict
-    predicted_s: float
-    measured: ConfigurationStats | None
-    measured_rank: int | None
-
-
-@dataclass
 class DemoOutcome:
+    """Everything the demo measured and decided, for the command line to show and :func:`verdict` to judge."""
+
+    spec: CampaignSpec
     screen: object
     collection_study: str
     best: list
     model: object
     recommendation: object
+    tuned: TuneResult
     held_out_study: str
-    judged: list[JudgedCandidate]
-    measured_best: ConfigurationStats
-    measured_default: ConfigurationStats | None
-    configurations: int
+    truth: list[ConfigurationStats]
+    """Every configuration of the held-out workload as measured at the end, fastest first."""
+
+    def measured(self, configuration) -> ConfigurationStats | None:
+        key = self.spec.space.configuration(dict(configuration)).key
+        return next((s for s in self.truth if s.config_key == key), None)
+
+    def rank(self, configuration) -> int | None:
+        found = self.measured(configuration)
+        return None if found is None else self.truth.index(found) + 1
 
     @property
-    def regret(self) -> float | None:
-        """How much slower the top recommendation measured than the best measured configuration (fraction)."""
-        top = self.judged[0].measured
-        return top.mean_time / self.measured_best.mean_time - 1 if top else None
+    def model_pick(self) -> dict:
+        return self.recommendation.candidates[0].configuration
+
+    @property
+    def tuned_pick(self) -> dict | None:
+        return None if self.tuned.best is None else self.tuned.best.configuration.to_dict()
+
+    @property
+    def default(self) -> dict:
+        return self.spec.space.configuration(dict(HELD_OUT)).to_dict()
 
 
 def _held_out(configuration) -> bool:
@@ -73,8 +84,9 @@ def _held_out(configuration) -> bool:
 
 
 def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats: int | None = None,
-             say: Callable[[str], None] = print, resume: bool = False, platform: dict | None = None) -> DemoOutcome:
-    """Screen, collect, train, recommend for the held-out workload, then measure it; see the module docstring."""
+             say: Callable[[str], None] = print, resume: bool = False, platform: dict | None = None,
+             budget: int = TUNE_BUDGET, on_step: Callable[[Step, TuneResult], None] | None = None) -> DemoOutcome:
+    """Screen, collect, train and pick, tune the held-out workload, then measure it; see the module docstring."""
     from iotune.learn import train
     from iotune.learn.model import save_model
 
@@ -92,33 +104,127 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     run(prepare(store, spec, study, runner, scratch, configurations=[c for c in everything if not _held_out(c)],
                 **common))
 
-    say("3/5 training a CART model of log I/O time on those measurements")
+    workload = {p.name: HELD_OUT[p.name] for p in space.workload_parameters}
+    say(f"3/5 training a CART model of log I/O time on those measurements; its pick for {_describe(HELD_OUT)}")
     model = train(store, study, predictor="cart", target="time", log_target=True)
     save_model(store, study, model)
-
-    say(f"4/5 recommending ROMIO hints for the unseen workload {_describe(HELD_OUT)}")
-    workload = {p.name: HELD_OUT[p.name] for p in space.workload_parameters}
     recommendation = Recommender(model).recommend(workload, objective="time", top=3)
 
+    say(f"4/5 tuning {_describe(HELD_OUT)} with {budget} real runs (iotune tune: the default first, then what the "
+        "other workloads' runs and its own suggest)")
+    collection = Study.open(store, study)
+    worker = Worker(collection, runner, scratch, platform=platform)
+    tuned = Tuner(collection, worker, workload, budget, objective=Objective("time"), on_step=on_step).run()
+
     held_out_study = f"{study}-heldout"
-    say("5/5 measuring every configuration of that workload, to judge the recommendation")
+    say("5/5 measuring every configuration of that workload, to judge both picks against the truth")
     run(prepare(store, spec, held_out_study, runner, scratch, configurations=[c for c in everything if _held_out(c)],
                 **common))
+    truth = sorted((s for s in configuration_stats(store.trials(study=held_out_study)).values() if s.n),
+                   key=lambda s: s.mean_time)
+    return DemoOutcome(spec, screen, study, best_per_workload(space, store.trials(study=study)), model,
+                       recommendation, tuned, held_out_study, truth)
 
-    measured = {s.config_key: s for s in configuration_stats(store.trials(study=held_out_study)).values() if s.n}
-    ordered = sorted(measured.values(), key=lambda s: s.mean_time)
-    rank_of = {s.config_key: index + 1 for index, s in enumerate(ordered)}
-    judged = []
-    for candidate in recommendation.candidates:
-        key = space.configuration(candidate.configuration).key
-        judged.append(JudgedCandidate(candidate.rank, candidate.configuration, candidate.predicted,
-                                      measured.get(key), rank_of.get(key)))
-    default_key = space.configuration(workload).key
-    return DemoOutcome(screen, study, best_per_workload(space, store.trials(study=study)), model, recommendation,
-                       held_out_study, judged, ordered[0], measured.get(default_key), len(ordered))
+
+def verdict(outcome: DemoOutcome) -> list[str]:
+    """The demo's result in plain words: what was tuned, what was found, how close it came and why."""
+    space, benchmark = outcome.spec.space, outcome.spec.benchmark
+    system = [p.name for p in space.system_parameters]
+    truth, best = outcome.truth, outcome.truth[0]
+    lines = [f"What was tuned: ROMIO's collective-buffering hints ({', '.join(system)}) for a workload iotune had "
+             f"not measured before: {benchmark['processes']} MPI processes writing and then reading one shared "
+             f"{format_size(benchmark['processes'] * benchmark['block_size'])} file in collective "
+             f"{format_size(HELD_OUT['transfer_size'])} calls."]
+    repeats = max(s.n for s in truth)
+    lines.append(f"The truth, measured at the end ({len(truth)} configurations, {repeats} run(s) each): the fastest "
+                 f"is {_settings(best.config, system)} at {best.mean_time:.3f} s, the slowest "
+                 f"{_settings(truth[-1].config, system)} at {truth[-1].mean_time:.3f} s "
+                 f"({_percent(truth[-1].mean_time / best.mean_time - 1)} slower).")
+    default = outcome.measured(outcome.default)
+    tuned = outcome.tuned
+    if outcome.tuned_pick is None:
+        lines.append(f"The tuner: none of its {tuned.runs} runs succeeded, so it picked nothing.")
+    else:
+        lines.append(f"The tuner spent {tuned.runs} runs and picked {_settings(outcome.tuned_pick, system)}; "
+                     + _against_best(outcome, outcome.tuned_pick) + _against_default(outcome.tuned_pick, outcome,
+                                                                                     default))
+    ties = outcome.recommendation.co_champions
+    lines.append("The model alone (no run of this workload, trained on the other workloads) picked "
+                 f"{_settings(outcome.model_pick, system)}"
+                 + (f", one of {ties} settings it predicts the same time for" if ties > 1 else "")
+                 + "; " + _against_best(outcome, outcome.model_pick) + ".")
+    spread = truth[-1].mean_time / best.mean_time - 1
+    noise = _noise(truth)
+    top = next((name for name in outcome.screen.ranking if name in system), None)
+    why = f"Why: on this machine these hints change this workload's time by at most {_percent(spread)}"
+    if noise is not None and spread <= 4 * noise:
+        why += (f", not much more than the run-to-run noise (about {_percent(noise)} per run): several settings "
+                "are about equally good here, and which one measures fastest changes from run to run")
+    elif noise is not None:
+        why += f", well above the run-to-run noise (about {_percent(noise)} per run), so the choice matters"
+    if top:
+        why += f". Of the hints, screening ranked {top} as the one that matters most."
+    lines.append(why if why.endswith(".") else why + ".")
+    return lines
+
+
+def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
+    measured, best = outcome.measured(configuration), outcome.truth[0]
+    if measured is None:
+        return "it was not measured at the end"
+    rank, total = outcome.rank(configuration), len(outcome.truth)
+    if rank == 1:
+        return f"it measured fastest of all {total} at the end"
+    slower = measured.mean_time / best.mean_time - 1
+    text = f"it measured {rank} of {total} at the end, {_percent(slower)} slower than the fastest"
+    noise = _relative_error(measured, best)
+    if noise is None:
+        return text + " (one run each: the noise is unknown)"
+    if slower <= 2 * noise:
+        return text + f", within the noise of the measurement (±{_percent(2 * noise)}): as good as the best"
+    return text + f", more than the noise of the measurement (±{_percent(2 * noise)})"
+
+
+def _against_default(configuration: dict, outcome: DemoOutcome, default: ConfigurationStats | None) -> str:
+    measured = outcome.measured(configuration)
+    if measured is None or default is None:
+        return "."
+    tuned = outcome.tuned
+    if tuned.gain is None:
+        expected = ""
+    elif tuned.gain_low <= 1:
+        expected = (f" (the tuner expected {tuned.gain:.2f}x but could not rule out no gain from its "
+                    f"{tuned.runs} runs: 95% interval {tuned.gain_low:.2f}-{tuned.gain_high:.2f}x)")
+    else:
+        expected = f" (the tuner expected {tuned.gain:.2f}x, 95% interval {tuned.gain_low:.2f}-{tuned.gain_high:.2f}x)"
+
+    return (f"; against the default ({_settings(outcome.default, [p.name for p in outcome.spec.space.system_parameters])}, "
+            f"{default.mean_time:.3f} s) it is {default.mean_time / measured.mean_time:.2f}x as fast{expected}.")
+
+
+def _relative_error(a: ConfigurationStats, b: ConfigurationStats) -> float | None:
+    """Standard error of the relative difference of two means (None with a single run of either)."""
+    if a.n < 2 or b.n < 2:
+        return None
+    return math.sqrt((a.std_time / a.mean_time) ** 2 / a.n + (b.std_time / b.mean_time) ** 2 / b.n)
+
+
+def _noise(stats: list[ConfigurationStats]) -> float | None:
+    """Pooled coefficient of variation of one run (None when no configuration has two runs)."""
+    pairs = [(s.std_time / s.mean_time, s.n - 1) for s in stats if s.n > 1 and s.mean_time > 0]
+    dof = sum(d for _, d in pairs)
+    return math.sqrt(sum(cv * cv * d for cv, d in pairs) / dof) if dof else None
+
+
+def _percent(fraction: float) -> str:
+    return f"{100 * fraction:.1f}%" if abs(fraction) < 0.1 else f"{100 * fraction:.0f}%"
+
+
+def _settings(configuration: dict, names: list[str]) -> str:
+    shown = [f"{n}={format_size(configuration[n]) if n.endswith('_size') else configuration[n]}"
+             for n in names if configuration.get(n) is not None]
+    return " ".join(shown) or "the defaults"
 
 
 def _describe(values: dict) -> str:
-    from iotune.units import format_size
-
     return " ".join(f"{k}={format_size(v) if k.endswith('_size') else v}" for k, v in values.items())

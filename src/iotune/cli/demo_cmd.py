@@ -29,7 +29,8 @@ def demo(db: str = DB,
     from iotune.bench.platform import platform_info
     from iotune.cli.results_cmd import show_best
     from iotune.cli.screen_cmd import show_screen
-    from iotune.demo import run_demo
+    from iotune.cli.tune_cmd import show_step
+    from iotune.demo import TUNE_BUDGET, run_demo
     from iotune.store import Store
 
     terminal = Terminal()
@@ -42,7 +43,8 @@ def demo(db: str = DB,
         runner = make_runner("builtin", 600.0, mpiexec)
         try:
             outcome = run_demo(store, study, runner, scratch, run=lambda campaign: run_campaign(campaign, terminal),
-                               repeats=repeats, say=terminal.info, resume=resume, platform=platform)
+                               repeats=repeats, say=terminal.info, resume=resume, platform=platform,
+                               on_step=lambda step, so_far: show_step(terminal, step, so_far, TUNE_BUDGET))
         finally:
             runner.close()
     show_screen(outcome.screen, "table", f"study {study}-screen: which parameters matter")
@@ -67,29 +69,24 @@ def testbed_demo(db: str | None, study: str, resume: bool, repeats: int | None, 
 
 
 def show_judgement(terminal: Terminal, outcome) -> None:
-    """The recommendation for the held-out workload beside what was then measured for it."""
-    from iotune.demo import HELD_OUT, _describe
+    """The default, both picks and the fastest for the held-out workload as measured at the end; then the verdict."""
+    from iotune.demo import HELD_OUT, _describe, _settings, verdict
 
+    system = [p.name for p in outcome.spec.space.system_parameters]
+    fastest = outcome.truth[0]
     rows = []
-    for judged in outcome.judged:
-        system = {k: v for k, v in judged.configuration.items() if k not in HELD_OUT and v is not None}
-        measured = judged.measured
-        rows.append([judged.rank, _describe(system), f"{judged.predicted_s:.3f}",
-                     f"{measured.mean_time:.3f} ± {measured.std_time:.3f} (n={measured.n})" if measured else "-",
-                     f"{judged.measured_rank} of {outcome.configurations}" if judged.measured_rank else "-"])
-    terminal.emit(["rank", "recommended configuration", "predicted s", "measured s (mean ± sd)", "measured rank"],
-                  rows, "table", title=f"unseen workload {_describe(HELD_OUT)}: recommended, then measured")
-    best, default = outcome.measured_best, outcome.measured_default
-    top = outcome.judged[0].measured
-    order = outcome.judged[0].configuration
-    best_system = {k: best.config[k] for k in order if k not in HELD_OUT and best.config.get(k) is not None}
-    lines = [f"{outcome.recommendation.co_champions} of {outcome.recommendation.evaluated} candidates tie for the "
-             "best prediction (co-champions); the table shows the first ones",
-             f"best measured: {_describe(best_system)} at {best.mean_time:.3f} s"]
-    if outcome.regret is not None:
-        lines.append(f"the top recommendation measured {100 * outcome.regret:.1f}% slower than the best measured")
-    if default and top:
-        lines.append(f"against the default configuration ({default.mean_time:.3f} s) it is "
-                     f"{default.mean_time / top.mean_time:.2f}x as fast")
-    for line in lines:
+    for label, configuration in (("default", outcome.default), ("the model's pick (no run)", outcome.model_pick),
+                                 (f"the tuner's pick ({outcome.tuned.runs} runs)", outcome.tuned_pick),
+                                 ("fastest measured", fastest.config)):
+        measured = None if configuration is None else outcome.measured(configuration)
+        if measured is None:
+            rows.append([label, "-" if configuration is None else _settings(configuration, system), "-", "-", "-"])
+            continue
+        rows.append([label, _settings(configuration, system),
+                     f"{measured.mean_time:.3f} ± {measured.std_time:.3f} (n={measured.n})",
+                     f"{outcome.rank(configuration)} of {len(outcome.truth)}",
+                     f"{100 * (measured.mean_time / fastest.mean_time - 1):+.1f}%"])
+    terminal.emit(["", "hints", "measured I/O time s (mean ± sd)", "rank", "vs fastest"], rows, "table",
+                  title=f"unseen workload {_describe(HELD_OUT)}: every configuration measured at the end")
+    for line in verdict(outcome):
         terminal.info(line)

@@ -91,7 +91,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
         try:
             tuner = Tuner(target, worker, values, budget, objective=Objective(objective), prior_studies=tuple(priors),
-                          seed=seed, on_step=lambda step, so_far: _show_step(terminal, step, so_far, budget))
+                          seed=seed, on_step=lambda step, so_far: show_step(terminal, step, so_far, budget))
             terminal.info(f"tuning {_describe_workload(values) or 'the default workload'} in study {target.name}: "
                           f"{len(tuner.candidates)} candidate configurations, budget {budget} runs, objective "
                           f"{objective}; prior: {_prior_text(tuner)}")
@@ -151,7 +151,7 @@ def _prior_text(tuner) -> str:
     return f"{count} other workload(s) in the store" if count else "none (the first runs explore)"
 
 
-def _show_step(terminal: Terminal, step, so_far, budget: int) -> None:
+def show_step(terminal: Terminal, step, so_far, budget: int) -> None:
     value = "failed" if step.value is None else _objective_text(step.value, so_far.objective)
     best = so_far.best
     best_text = f"best so far {_objective_text(best.mean, so_far.objective)} ({best.runs} run(s))" if best else \

@@ -1,0 +1,70 @@
+"""The demo's verdict in plain words, from measured numbers (no MPI: the numbers are given)."""
+
+from types import SimpleNamespace
+
+from iotune.analysis import ConfigurationStats
+from iotune.demo import HELD_OUT, DemoOutcome, demo_spec, verdict
+from iotune.study.tune import Estimate, TuneResult
+
+SPEC = demo_spec()
+CONFIGURATIONS = [c for c in SPEC.space.full_factorial() if all(c[k] == v for k, v in HELD_OUT.items())]
+
+
+def outcome(times: dict[int, list[float]], tuned_index: int, model_index: int, ties: int = 1) -> DemoOutcome:
+    """Held-out truth with ``times[i]`` the runs of configuration i (others 1.0 s), the tuner and model picks."""
+    truth = []
+    for i, configuration in enumerate(CONFIGURATIONS):
+        runs = times.get(i, [1.0, 1.02, 0.98])
+        truth.append(ConfigurationStats(configuration.to_dict(), configuration.key, configuration.workload_key,
+                                        runs, [1.0] * len(runs)))
+    truth.sort(key=lambda s: s.mean_time)
+    tuned_config = CONFIGURATIONS[tuned_index]
+    default = SPEC.space.configuration(dict(HELD_OUT))
+    tuned = TuneResult("time", 4, 4, Estimate(tuned_config, 0.5, 2, 0.45, 0.55), Estimate(default, 1.0, 1, 0.9, 1.1),
+                       gain=2.0, gain_low=1.7, gain_high=2.3)
+    recommendation = SimpleNamespace(candidates=[SimpleNamespace(configuration=CONFIGURATIONS[model_index].to_dict())],
+                                     co_champions=ties)
+    return DemoOutcome(SPEC, SimpleNamespace(ranking=["romio_cb_write", "cb_buffer_size"]), "d", [], None,
+                       recommendation, tuned, "d-heldout", truth)
+
+
+def index_of(**values):
+    return next(i for i, c in enumerate(CONFIGURATIONS) if all(c[k] == v for k, v in values.items()))
+
+
+def test_a_tuner_that_found_the_fastest_is_said_to_and_the_choice_matters():
+    fast = index_of(romio_cb_write="disable", romio_cb_read="disable")
+    lines = verdict(outcome({fast: [0.5, 0.51, 0.49]}, tuned_index=fast, model_index=fast, ties=3))
+    text = "\n".join(lines)
+    assert lines[0].startswith("What was tuned: ROMIO's collective-buffering hints (romio_cb_write, romio_cb_read,"
+                               " cb_buffer_size)") and "32MiB file in collective 256KiB calls" in lines[0]
+    assert "the fastest is romio_cb_write=disable romio_cb_read=disable at 0.500 s" in text
+    assert "The tuner spent 4 runs and picked romio_cb_write=disable romio_cb_read=disable; it measured fastest " \
+           "of all 10" in text
+    assert "it is 2.00x as fast (the tuner expected 2.00x, 95% interval 1.70-2.30x)" in text
+    assert "one of 3 settings it predicts the same time for" in text
+    assert "well above the run-to-run noise" in text and "screening ranked romio_cb_write as the one that matters most" in text
+
+
+def test_a_pick_within_the_noise_is_called_as_good_as_the_best():
+    fast, close = index_of(romio_cb_write="disable", romio_cb_read="disable"), index_of(romio_cb_write="enable")
+    lines = verdict(outcome({fast: [0.97, 0.99, 0.98], close: [0.99, 1.0, 0.98]}, tuned_index=close,
+                            model_index=close))
+    tuner = next(line for line in lines if line.startswith("The tuner"))
+    assert "slower than the fastest, within the noise of the measurement" in tuner and "as good as the best" in tuner
+    assert "not much more than the run-to-run noise" in lines[-1]
+
+
+def test_a_pick_beyond_the_noise_is_called_so_and_one_run_each_says_the_noise_is_unknown():
+    fast, slow = index_of(romio_cb_write="disable", romio_cb_read="disable"), index_of(romio_cb_write="enable")
+    lines = verdict(outcome({fast: [0.5, 0.5, 0.5], slow: [0.8, 0.81, 0.79]}, tuned_index=slow, model_index=fast))
+    assert "more than the noise of the measurement" in next(line for line in lines if line.startswith("The tuner"))
+    single = verdict(outcome({i: [1.0 + i / 10] for i in range(len(CONFIGURATIONS))}, tuned_index=1, model_index=0))
+    assert "one run each: the noise is unknown" in "\n".join(single)
+
+
+def test_a_gain_whose_interval_holds_one_is_not_claimed():
+    fast = index_of(romio_cb_write="disable", romio_cb_read="disable")
+    result = outcome({fast: [0.5, 0.51, 0.49]}, tuned_index=fast, model_index=fast)
+    result.tuned.gain, result.tuned.gain_low, result.tuned.gain_high = 1.05, 0.95, 1.16
+    assert "could not rule out no gain from its 4 runs: 95% interval 0.95-1.16x" in "\n".join(verdict(result))
