@@ -76,7 +76,7 @@ def test_a_storage_space_without_a_testbed_is_refused_before_anything_runs(tmp_p
     spec = CampaignSpec.from_text(SPEC)
     with Store(tmp_path / "db.sqlite") as store:
         with pytest.raises(IotuneError, match="only a testbed applies"):
-            prepare(store, spec, "s", None, tmp_path)
+            prepare(store, spec, "s", object(), tmp_path)  # a runner here (None: Slurm workers elsewhere)
         assert store.list_studies() == []
 
 

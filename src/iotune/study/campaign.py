@@ -23,7 +23,6 @@ never repeated, FAILED ones only with ``retry_failed``.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,8 +34,15 @@ from iotune.space import Configuration
 from iotune.spec.mapping import benchmark_spec
 from iotune.spec.storage import storage_config
 from iotune.study.objective import Objective
+from iotune.study.renewal import Renewal
 from iotune.study.study import Study, StudyError
-from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before, wait_for_trials
+from iotune.study.worker import (
+    GRACE_S,
+    HEARTBEAT_S,
+    Worker,
+    stale_before,
+    wait_for_trials,
+)
 
 FINISHED = ("COMPLETE", "INVALID")
 POLL_S = 1.0
@@ -112,7 +118,8 @@ class Campaign:
         """Ask, measure and tell until the sampler is done; Ctrl-C ends it cleanly (``report.interrupted``)."""
         started = time.monotonic()
         self._acquire_lease()
-        lease = _Lease(self.store, self.study.id, self.owner, every=min(HEARTBEAT_S, self.grace_s / 4))
+        lease = Renewal(lambda: self.store.renew_controller(self.study.id, self.owner),
+                        every=min(HEARTBEAT_S, self.grace_s / 4), name="iotune-lease")
         try:
             with lease:
                 if self.on_start is not None:
@@ -246,25 +253,3 @@ def _storage_key(spec, configuration: Configuration) -> str:
     return json.dumps(storage_config(spec.space, configuration, spec.storage).to_dict(), sort_keys=True)
 
 
-class _Lease:
-    """Renews the controller's lease on the study from a thread while the campaign runs."""
-
-    def __init__(self, store, study_id: int, owner: str, every: float = HEARTBEAT_S):
-        self.store, self.study_id, self.owner, self.every = store, study_id, owner, every
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._renew, name="iotune-lease", daemon=True)
-
-    def _renew(self) -> None:
-        while not self._stop.wait(self.every):
-            try:
-                self.store.renew_controller(self.study_id, self.owner)
-            except StoreError:
-                pass
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)

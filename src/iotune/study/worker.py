@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from iotune.errors import IotuneError, StoreError
 from iotune.owner import owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.spec.storage import storage_config
+from iotune.study.renewal import Renewal
 
 HEARTBEAT_S = 10.0
 """Seconds between heartbeats of a running trial."""
@@ -171,7 +171,7 @@ class Worker:
             storage = storage_config(self.study.space, configuration, self.study.spec.storage)
             runner, scratch = self._testbed(storage)
         self._set_platform(trial, storage)
-        beat = _Heartbeat(self.store, trial.id, self.owner, self.heartbeat_s)
+        beat = Renewal(lambda: self.store.heartbeat(trial.id, self.owner), self.heartbeat_s, "iotune-heartbeat")
         with beat:
             measurement = runner.run(spec, scratch)
         if storage is not None:
@@ -207,30 +207,6 @@ class Worker:
     def close(self) -> None:
         """Tear down the current testbed, if any (the caller closes its own runner)."""
         self._close_session()
-
-
-class _Heartbeat:
-    """Renews a claim every ``every`` seconds from a thread while a trial runs."""
-
-    def __init__(self, store, trial_id: int, owner: str, every: float):
-        self.store, self.trial_id, self.owner, self.every = store, trial_id, owner, every
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name="iotune-heartbeat", daemon=True)
-
-    def _beat(self) -> None:
-        while not self._stop.wait(self.every):
-            try:
-                self.store.heartbeat(self.trial_id, self.owner)
-            except IotuneError:
-                pass  # a busy or closed store: the next beat tries again; the grace period allows for it
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
 
 
 def wait_for_trials(store, study_id: int, worker: Worker | None, wanted: set[tuple[str, int]],

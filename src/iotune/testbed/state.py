@@ -11,20 +11,11 @@ import json
 import os
 from pathlib import Path
 
+from iotune.owner import process_start
 from iotune.testbed.errors import TestbedError
 
 STATE_NAME = "state.json"
 VERSION = 1
-
-
-def process_start(pid: int) -> int | None:
-    """Start time of ``pid`` in clock ticks since boot (tells a live owner from a reused pid), or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return None if fields[0] == "Z" else int(fields[19])
 
 
 def owner_record() -> dict:
