@@ -60,8 +60,8 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     stored_design = study.record.settings.get("screening")
     if resume and "screening" in record and stored_design not in (None, record["screening"]):
         raise StudyError(f"study {study_name!r} was screened with other factors or levels; use another --study name")
-    worker = None if runner is None else Worker(study, runner, scratch, storage=storage, platform=platform,
-                                                on_trial=on_trial)
+    local = runner is not None or storage is not None  # a testbed provider brings the runner of each testbed
+    worker = Worker(study, runner, scratch, storage=storage, platform=platform, on_trial=on_trial) if local else None
     timing = {} if poll_s is None else {"poll_s": poll_s}
     return Campaign(study, chosen, worker, objective=Objective(objective or settings.objective),
                     retry_failed=retry_failed, on_batch=on_batch, on_start=on_start, on_wait=on_wait, **timing)
