@@ -105,6 +105,8 @@ def test_bad_arguments_are_one_clear_error():
 @given(name=st.sampled_from(SEQUENTIAL), workers=st.integers(1, 5), lie=st.sampled_from(["best", "mean", "worst"]),
        seed=st.integers(0, 5), fail=st.floats(0, 1), budget=st.integers(1, 30))
 def test_failures_and_any_batch_size_never_break_it(name, workers, lie, seed, fail, budget):
+    if name == "pb-walk":
+        budget += 16  # its screening design must fit in the budget (a smaller one is a one-line error)
     rng = random.Random(seed)
     liar = ConstantLiar(factory(name, budget=budget, seed=seed), workers, lie=lie)
     batches = drive(liar, lambda c: None if rng.random() < fail else value(c))
