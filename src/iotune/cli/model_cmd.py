@@ -95,7 +95,7 @@ def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float 
     for k in shown:
         quant = [round(float(model.completion_time_quantile(size, int(k), q)), 4) for q in levels]
         e, p = float(exact_t[k - 1]), float(paper_t[k - 1])
-        rows.append([int(k), round(e, 4), round(p, 4), round(p - e, 4), *quant, "*" if k == best else ""])
+        rows.append([int(k), round(e, 4), round(p, 4), round(p - e, 4), *quant, bool(k == best)])
     columns = ["stripes", "T exact (s)", "T paper (s)", "paper - exact (s)", *q_columns, "optimum"]
     terminal = Terminal()
     terminal.emit(columns, rows, fmt, title=f"{size:.6g} bytes over n OSTs, rho = {model.rho:.4g} "
@@ -139,7 +139,7 @@ def lustre_search(strategy: str = typer.Option("all", "--strategy",
                      within, round(gap, 4)])
     columns = ["strategy", *DIMENSIONS, "T (s)", "evaluations", "evals to 1%", "gap %"]
     Terminal().emit(columns, rows, fmt, title=f"{size} written: search over {points} points "
-                                              f"(paper 004, Table IV; objective: iotune.analytic.lustre_space)")
+                                              f"(You et al. 2011, paper 004, Table IV; objective: the queueing model above)")
 
 
 ILLUSTRATIVE = {
@@ -173,6 +173,11 @@ def _calibration(path: str | None):
     return throughput, attach, label
 
 
+AGBS = ("AGBs: adjusted GB-seconds, paper 002's storage cost: each disk costs its reserved bandwidth (MB/s) x its "
+        "size (GB) per second attached, summed over the run")
+"""What an AGBs is, for every command that prints one."""
+
+
 @app.command("cache")
 def cache(compute_s: float = typer.Option(..., "--compute-s", help="I*It: seconds of computation."),
           checkpoints: int = typer.Option(..., "--checkpoints", help="K: number of checkpoints."),
@@ -199,12 +204,13 @@ def cache(compute_s: float = typer.Option(..., "--compute-s", help="I*It: second
                                     initial_cache_gb=max(sizes))
     terminal = Terminal()
     choice = best_cache_size(predictions, deadline)
-    rows = [[p.cache_gb, round(p.completion_s, 3), round(p.cost_agbs, 1), "yes" if p.completion_s <= deadline else "no",
-             "*" if p is choice else ""] for p in predictions]
+    rows = [[p.cache_gb, round(p.completion_s, 3), round(p.cost_agbs, 1), p.completion_s <= deadline,
+             p is choice] for p in predictions]
     terminal.emit(["cache GB", "T (s)", "cost (AGBs)", "meets deadline", "chosen"], rows, fmt,
                   title=f"paper 002, Sec. III-C/D, T_max = {deadline:g} s; {label}")
     terminal.info(f"{label}; cheapest cache meeting T_max = {deadline:g} s: {choice.cache_gb:g} GB "
                   f"(T = {choice.completion_s:.6g} s, C_a = {choice.cost_agbs:.6g} AGBs)")
+    terminal.info(AGBS)
 
 
 @simulate_app.command("cache")
@@ -223,7 +229,8 @@ def simulate_cache(trace: str = typer.Option("cm1", "--trace", help="cm1 or lamm
     rows = [[r.policy, round(r.completion_s, 3), round(r.end_s, 3), round(r.cost_agbs, 1),
              ",".join(f"{s:g}" for s in r.cache_sizes_gb)] for r in results.values()]
     Terminal().emit(["policy", "completion (s)", "end (s)", "cost (AGBs)", "cache sizes (GB)"], rows, fmt,
-                    title=f"{trace} per VM, default ElasticConfig (paper 002, Sec. IV-A)")
+                    title=f"{trace} per VM, the paper's default cache policy settings (Nicolae et al. 2015, paper 002, Sec. IV-A)")
+    Terminal().info(AGBS)
 
 
 @app.command("calibrate")

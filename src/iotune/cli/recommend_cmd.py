@@ -54,6 +54,11 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
     check_format(fmt)
     terminal = Terminal()
     cost_model = CostModel.from_yaml(pricing) if pricing else None
+    from iotune.cli.model_quality import worse_than_mean
+
+    warning = worse_than_mean(model)
+    if warning:
+        terminal.warn(warning + "; these recommendations are not to be trusted")
     result = Recommender(model, cost_model, space=space).recommend(workload, objective, top, constraints=constraints)
     if spread and study is not None:
         result = with_spread(result, db, study)

@@ -60,12 +60,12 @@ def map_(study: str = STUDY, target: str = TARGET,
         s = describe(times)
         rows.append([_describe_config(repeats.space, config), s.n, _number(s.mean), _number(s.std), _number(s.cv),
                      _number(s.q05), _number(s.q50), _number(s.q95), _number(s.bimodality),
-                     "yes" if s.bimodal else "no", _number(float(guess))])
+                     bool(s.bimodal), _number(float(guess))])
         records.append({"config_key": key, "config": config, **s.to_dict(), f"map_{target}": float(guess)})
     terminal.emit(columns, rows, fmt, title=f"study {repeats.study}: spread of the runs (seconds)",
                   records=records if fmt == "json" else None)
     terminal.info(f"{predictor} map of {target}: {len(fitted.maps_)} map(s) over {', '.join(fitted.coordinates_) or 'no coordinate'}; "
-                  f"in-sample average relative error {fitted.in_sample_are_:.2%}; "
+                  f"in-sample average relative error (ARE) {fitted.in_sample_are_:.2%}; "
                   f"{sum(1 for r in records if r['bimodal'])} bimodal configuration(s) (Sarle b > 5/9)")
 
 
@@ -90,6 +90,8 @@ def evaluate(study: str = STUDY, target: str = TARGET,
     Terminal().emit(columns, table, fmt,
                     title=f"study {data.study}: ARE of {target} maps, B = {repeats} splits, "
                           f"averaged over {max(rows[0].maps.values())} map(s)")
+    Terminal().info("ARE: average relative error |predicted - measured| / measured over the held-out "
+                    "configurations (Cameron et al. 2019, MOANA, paper 003, Table 2); null: no map could be fitted")
 
 
 @app.command("plan")
