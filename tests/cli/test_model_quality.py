@@ -40,3 +40,19 @@ def test_train_explain_and_recommend_warn_about_a_negative_r2(noise_db, capsys):
 def test_metrics_carry_units():
     assert metric_label("mae", "time") == "mae (s)" and metric_label("rmse", "bandwidth") == "rmse (MiB/s)"
     assert metric_label("mape", "time") == "mape (%)"
+
+
+def test_recommend_says_default_not_baseline_and_explains_it(noise_db, capsys):
+    assert main(["train", "-s", "noise", "-p", "cart", "--db", noise_db]) == 0
+    capsys.readouterr()
+    with Store(noise_db) as store:
+        model = load_model(store, "noise", "cart-time")
+    workload = {"transfer_size": 65536, "pattern": "contiguous"}
+    run_recommend(model, workload, top=2, spread=False, fmt="json")
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert "default_predicted" in data and "improvement_vs_default" in data["candidates"][0]
+    run_recommend(model, workload, top=2, spread=False)
+    out, err = capsys.readouterr()
+    assert "vs default" in out and "baseline" not in out + err
+    assert "first listed level" in err and "co-champions:" in err

@@ -61,3 +61,9 @@ def test_application_runs_show_wall_seconds(tmp_path, capsys, monkeypatch):
     assert main(["results", "-s", "t-runs", "--db", path, "-f", "json"]) == 0
     (record,) = json.loads(capsys.readouterr().out)
     assert record["wall_mean_s"] == 3.0 and record["io_mib_s"] is None and record["runs"] == 2
+
+
+def test_results_says_what_default_means(db, capsys):
+    assert main(["results", "-s", "synth", "--db", db]) == 0
+    out, err = capsys.readouterr()
+    assert "vs default" in out and "`default:` value, or at its first listed level" in err

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.options import DB, FORMAT
+from iotune.cli.options import DB, DEFAULT_MEANING, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
 
@@ -37,6 +37,20 @@ def with_spread(result, db: str | None, study: str):
 
     with Store(db) as store:
         return attach_spread(result, store, study)
+
+
+CO_CHAMPIONS = ("co-champions: configurations whose predicted value ties the best one (a tree model predicts one "
+                "value per leaf, so several configurations can share it); the model cannot tell them apart, and the "
+                "measured spread (paper 003) says whether runs can")
+
+
+def default_named(value):
+    """``value`` with "baseline" in its keys said as "default", the one word iotune uses (issue 12, item 5)."""
+    if isinstance(value, dict):
+        return {key.replace("baseline", "default"): default_named(v) for key, v in value.items()}
+    if isinstance(value, list):
+        return [default_named(v) for v in value]
+    return value
 
 
 def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, pricing: Path | None = None,
@@ -75,18 +89,19 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
             row.insert(3, spread_label(candidate.spread))
         rows.append(row)
     if fmt == "json":
-        terminal.emit([], [], "json", records={**result.to_dict(), "candidates": records})
+        terminal.emit([], [], "json", records=default_named({**result.to_dict(), "candidates": records}))
     else:
-        columns = ["rank", "configuration", f"predicted {objective} ({result.unit})", "vs baseline", "vs median",
+        columns = ["rank", "configuration", f"predicted {objective} ({result.unit})", "vs default", "vs median",
                    "MPICH_MPIIO_HINTS"]
         if result.separation is not None:
             columns.insert(3, "spread of time")
         terminal.emit(columns, rows, fmt, title=f"{objective} for {' '.join(f'{k}={v}' for k, v in workload.items())}")
     if result.separation is not None and (result.separation.message or result.separation.reason):
         terminal.info(result.separation.message or f"spread: {result.separation.reason}")
-    terminal.info(f"{result.evaluated} candidate configurations scored; baseline predicts {result.baseline_predicted:.6g} "
+    terminal.info(f"{result.evaluated} candidate configurations scored; the default predicts {result.baseline_predicted:.6g} "
                   f"{result.unit}, median {result.median:.6g} {result.unit}; {result.co_champions} co-champion(s) "
                   "tie the best prediction")
+    terminal.info(DEFAULT_MEANING + "; " + CO_CHAMPIONS)
     if hints_dir is not None:
         directory = Path(hints_dir)
         directory.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ import statistics
 
 import typer
 
-from iotune.cli.options import DB, FORMAT, STUDY
+from iotune.cli.options import DB, DEFAULT_MEANING, FORMAT, STUDY
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
 from iotune.units import MIB, format_size
@@ -64,6 +64,9 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
             terminal.emit(["workload", "best configuration", "I/O time s (mean ± sd)", "MiB/s",
                            "vs default", "vs median", "vs worst", "configs"], rows, "table",
                           title=f"study {record.name}: fastest configuration per workload")
+            if bests:
+                terminal.info(DEFAULT_MEANING + ("; not measured: the study never ran the default of that workload"
+                                                 if any(b.speedup_vs_default is None for b in bests) else ""))
     runs = [r for r in records if "wall_mean_s" in r]
     records = [r for r in records if "wall_mean_s" not in r]
     if fmt != "table" and runs and not records:
