@@ -27,6 +27,7 @@ from iotune.cli import (
     space_cmd,
     status_cmd,
     store_cmd,
+    study_cmd,
     testbed_cmd,
     tune_cmd,
     variability_cmd,
@@ -58,6 +59,7 @@ app.command("screen")(screen_cmd.screen)
 app.command("demo")(demo_cmd.demo)
 app.command("results")(results_cmd.results)
 app.command("studies")(store_cmd.studies)
+app.add_typer(study_cmd.app, name="study")
 app.command("export")(store_cmd.export)
 app.command("import")(store_cmd.import_)
 app.command("import-ior")(store_cmd.import_ior)
