@@ -48,3 +48,13 @@ def test_csv_cells_are_plain_values():
     assert csv_cell({"b": 1, "a": "x"}) == '{"a": "x", "b": 1}'
     assert csv_cell(float("nan")) == "" and csv_cell(None) == "" and csv_cell(False) == "false"
     assert machine_key("cost (AGBs)") == "cost_agbs" and machine_key("acc. % (100-MAPE)") == "acc_pct_100_mape"
+
+
+def test_space_show_says_what_default_means(capsys):
+    from pathlib import Path
+
+    import iotune
+
+    demo = Path(iotune.__file__).parent / "data" / "demo.yaml"
+    assert main(["space", "show", str(demo)]) == 0
+    assert "its first listed level when it has none" in capsys.readouterr().err

@@ -41,7 +41,7 @@ def with_spread(result, db: str | None, study: str):
 
 CO_CHAMPIONS = ("co-champions: configurations whose predicted value ties the best one (a tree model predicts one "
                 "value per leaf, so several configurations can share it); the model cannot tell them apart, and the "
-                "measured spread (paper 003) says whether runs can")
+                "measured spread (Cameron et al. 2019, paper 003) says whether runs can")
 
 
 def default_named(value):
@@ -119,7 +119,7 @@ def recommend(
                                  "(transfer_size=4MiB,collective=true), a workload YAML file (as iotune profile "
                                  "--format yaml writes), a Darshan log or an IOR command line."),
     workload_file: Path = typer.Option(None, "--workload-file", hidden=True, help="Older form of --workload FILE."),
-    objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (paper 000, Eq. 2)."),
+    objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (Zhai et al. 2015, paper 000, Eq. 2)."),
     top: int = typer.Option(3, "--top", help="How many configurations to report."),
     model: str = typer.Option(None, "--model", help="Trained model name (default: the study's latest)."),
     pricing: Path = typer.Option(None, "--pricing", help="Pricing YAML (default: illustrative 2013 EC2 prices)."),

@@ -21,7 +21,7 @@ def bar(fraction: float, width: int = BAR_WIDTH) -> str:
     return "█" * full + (_EIGHTHS[rest] if rest else "")
 
 
-PAPER_EFFECT = ("paper 000's effect (Zhai et al., ACIC, Sec. 4.1; --format json: effect_s) is the same contrast "
+PAPER_EFFECT = ("paper 000's effect (Zhai et al. 2015, ACIC, Sec. 4.1; --format json: effect_s) is the same contrast "
                 "summed over the design's {runs} runs, i.e. {half} x high - low")
 
 
@@ -122,7 +122,8 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
            runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py) or ior."),
            timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
            mpiexec: str = MPIEXEC, db: str = DB, fmt: str = FORMAT) -> None:
-    """Screen a spec's parameters (foldover PB design, resumable) and print them ranked by effect."""
+    """Screen a spec's parameters (foldover Plackett-Burman design of Zhai et al. 2015, paper 000; resumable) and
+    print them ranked by effect."""
     from dataclasses import replace
 
     from iotune.screening import load_screen

@@ -79,3 +79,6 @@ def show(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")
     terminal.emit(columns, rows, fmt, title=f"{space.name}: {space.size} combinations before rules")
     if fmt == "table" and space.constraints:
         terminal.info("rules: " + "; ".join(space.constraints))
+    if fmt == "table":
+        terminal.info("default column: a parameter's `default:` key, or its first listed level when it has none; "
+                      "results, recommend, tune and the report compare with the configuration of these defaults")

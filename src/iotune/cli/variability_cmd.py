@@ -7,7 +7,7 @@ import typer
 from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 
-app = typer.Typer(help="Run-to-run variability: maps, Table-2 evaluation, runs needed (MOANA, paper 003).",
+app = typer.Typer(help="Run-to-run variability: maps, Table-2 evaluation, runs needed (MOANA: Cameron et al. 2019, paper 003).",
                   no_args_is_help=True)
 
 STUDY = typer.Option(None, "--study", "-s", help="Study whose repeated runs to analyse (required).")
@@ -74,7 +74,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
              repeats: int = typer.Option(200, "--repeats", "-B", help="Random splits per training proportion."),
              seed: int = typer.Option(0, "--seed", help="Seed of the random splits."),
              per_category: bool = PER_CATEGORY, db: str = DB, fmt: str = FORMAT) -> None:
-    """Paper 003 Table 2: average relative error of lsp, mars, delaunay and linear maps against the training share."""
+    """Table 2 of MOANA (Cameron et al. 2019, paper 003): average relative error (ARE) of lsp, mars, delaunay and linear maps against the training share."""
     from iotune.variability.evaluation import evaluate as score
     from iotune.learn.registry import VARIABILITY as PREDICTORS
 
@@ -91,7 +91,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
                     title=f"study {data.study}: ARE of {target} maps, B = {repeats} splits, "
                           f"averaged over {max(rows[0].maps.values())} map(s)")
     Terminal().info("ARE: average relative error |predicted - measured| / measured over the held-out "
-                    "configurations (Cameron et al. 2019, MOANA, paper 003, Table 2); null: no map could be fitted")
+                    "configurations (MOANA: Cameron et al. 2019, paper 003, Table 2); null: no map could be fitted")
 
 
 @app.command("plan")
