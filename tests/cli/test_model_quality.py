@@ -26,8 +26,9 @@ def noise_db(tmp_path, monkeypatch):
 def test_train_explain_and_recommend_warn_about_a_negative_r2(noise_db, capsys):
     assert main(["train", "-s", "noise", "-p", "cart", "--db", noise_db, "-f", "json"]) == 0
     out, err = capsys.readouterr()
-    r2 = json.loads(out)[0]["metrics"]["cv"]["r2"]
-    assert r2 < 0
+    record = json.loads(out)[0]
+    r2 = record["metrics"]["cv"]["r2"]
+    assert r2 < 0 and record["worse_than_mean"] is True and record["metric_units"]["mae"] == "s"
     assert "worse than always predicting the mean" in err
     assert main(["explain", "-s", "noise", "-m", "cart-time", "--db", noise_db]) == 0
     assert "worse than always predicting the mean" in capsys.readouterr().err

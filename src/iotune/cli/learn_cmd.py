@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from iotune.cli.model_quality import REGRET_LEGEND, metric_label, worse_than_mean
+from iotune.cli.model_quality import REGRET_LEGEND, metric_label, metric_units, worse_than_mean
 from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 
@@ -59,7 +59,8 @@ def train(study: str = STUDY,
                   title=f"{model.predictor_name} on {model.target}",
                   records=[{"model": model.name, "id": model_id, "study": model.study, "predictor": model.predictor_name,
                             "target": model.target, "samples": model.n_samples, "dropped": dropped,
-                            "data_hash": model.data_hash, "metrics": model.metrics}])
+                            "data_hash": model.data_hash, "metrics": model.metrics,
+                            "metric_units": metric_units(model.target), "worse_than_mean": worse_than_mean(model) is not None}])
     terminal.success(f"saved model {model.name!r} (id {model_id}) in study {model.study}")
     warning = worse_than_mean(model)
     if warning:

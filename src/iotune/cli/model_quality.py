@@ -22,6 +22,12 @@ def metric_label(metric: str, target: str) -> str:
     return f"{metric} ({unit.format(unit=TARGET_UNITS.get(target, target))})"
 
 
+def metric_units(target: str) -> dict[str, str]:
+    """The unit of each metric of a model of ``target`` (JSON output): mae/rmse in the target's unit, mape in %."""
+    unit = TARGET_UNITS.get(target, target)
+    return {"mae": unit, "rmse": unit, "r2": "1", "mape": "%", "accuracy": "%", "kendall_tau": "1"}
+
+
 def cv_r2(model) -> float | None:
     """The cross-validated R2 of a :class:`~iotune.learn.TrainedModel` (None when it has none)."""
     value = ((getattr(model, "metrics", None) or {}).get("cv") or {}).get("r2")
