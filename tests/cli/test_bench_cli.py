@@ -88,7 +88,7 @@ def test_results_and_export_after_a_campaign(workdir):
         assert entry["speedup_vs_worst"] >= 1.0 and entry["best"]["repeats"] == 1
 
     raw = run_iotune("results", "--trials", "--db", db, "--format", "csv", cwd=workdir).stdout.splitlines()
-    assert len(raw) == 1 + 18 * 2  # header + one row per trial and phase
+    assert len(raw) == 1 + 18  # header + one row per trial
 
     assert run_iotune("export", "out.json", "--db", db, cwd=workdir).returncode == 0
     merged = run_iotune("import", "out.json", "--db", workdir / "other.db", cwd=workdir)

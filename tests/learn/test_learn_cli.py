@@ -54,8 +54,9 @@ def test_train_prints_metrics_and_saves(db_path):
 def test_evaluate_table_and_json(db_path):
     table = run("evaluate", "--study", "synth", "--db", str(db_path), "--folds", "2")
     assert table.returncode == 0, table.stderr
-    for word in ("cart", "rankboost", "forest", "linear", "random", "top3 mean", "acc. % (100-MAPE)"):
+    for word in ("cart", "rankboost", "forest", "linear", "random", "top3 mean", "acc. % (100-MAPE)", "mae (s)"):
         assert word in table.stdout
+    assert "regret, how much slower" in table.stderr
     rows = json.loads(run("evaluate", "-s", "synth", "--db", str(db_path), "-f", "json", "-k", "2").stdout)
     assert [r["predictor"] for r in rows] == ["cart", "rankboost", "forest", "linear", "random"]
     assert rows[1]["mae"] is None and rows[0]["top3_mean"] < rows[4]["top3_mean"]

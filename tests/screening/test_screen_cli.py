@@ -33,7 +33,8 @@ def test_real_screen_ends_with_a_ranking_and_collects(workdir):
     rows = json.loads(done.stdout)
     assert sorted(r["rank"] for r in rows) == [1, 2, 3, 4]
     assert {r["name"] for r in rows} == {"transfer_size", "romio_cb_write", "cb_buffer_size", "romio_no_indep_rw"}
-    assert set(rows[0]) == {"name", "low", "high", "effect_s", "effect_bandwidth", "rank"}
+    assert {"name", "low", "high", "effect_s", "effect_bandwidth", "rank", "diff_s", "diff_half_width_s",
+            "share_pct", "write_diff_s", "read_diff_s", "phases_disagree", "matters"} <= set(rows[0])
     table = run_iotune("screen", "tiny.yaml", "--resume", "--db", "t.db", "--scratch", "scratch", cwd=workdir)
     assert table.returncode == 0, table.stderr
     assert "█" in table.stdout and "transfer_size" in table.stdout

@@ -75,3 +75,23 @@ def test_delete_study_removes_trials_and_measurements(store):
 def test_bad_study_name(store):
     with pytest.raises(StoreError, match="non-empty"):
         store.create_study("", "", "h", {})
+
+
+def test_rename_study_keeps_trials_and_models(store):
+    record = study(store, "old")
+    study(store, "taken")
+    store.finish_trial(start(store, record.id, 0), complete())
+    store.save_model(record.id, {"name": "m", "predictor": "cart", "target": "time", "categorical": "onehot",
+                                 "params": {}, "data_hash": "d", "space_hash": "h", "n_samples": 1, "metrics": {},
+                                 "created_at": "2026-01-01T00:00:00+00:00"}, b"{}", "json")
+    renamed = store.rename_study("old", "new")
+    assert (renamed.id, renamed.name) == (record.id, "new") and store.get_study("old") is None
+    assert [t.study for t in store.trials(study="new")] == ["new"]
+    assert [(m.name, m.study) for m in store.list_models("new")] == [("m", "new")]
+    with pytest.raises(StoreError, match="already exists"):
+        store.rename_study("new", "taken")
+    with pytest.raises(StoreError, match="no study"):
+        store.rename_study("old", "other")
+    with pytest.raises(StoreError, match="non-empty"):
+        store.rename_study("new", " ")
+    assert store.get_study("new").name == "new"

@@ -7,6 +7,9 @@ import sys
 import traceback
 
 import typer
+import typer.core
+from typer import exceptions as typer_errors
+from typer._click import exceptions as click_errors  # typer vendors click
 
 from iotune import __version__
 from iotune.cli import (
@@ -24,12 +27,22 @@ from iotune.cli import (
     space_cmd,
     status_cmd,
     store_cmd,
+    study_cmd,
     testbed_cmd,
     tune_cmd,
     variability_cmd,
     worker_cmd,
 )
 from iotune.errors import IotuneError
+
+def _flags_without_type(display_type_rich):
+    """Typer's help shows a flag as ``--version <bool>``; a flag takes no value, so show none."""
+    def display(self, ctx):
+        return None if getattr(self, "is_flag", False) else display_type_rich(self, ctx)
+    return display
+
+
+typer.core.TyperOption.display_type_rich = _flags_without_type(typer.core.TyperOption.display_type_rich)
 
 app = typer.Typer(
     name="iotune",
@@ -46,6 +59,7 @@ app.command("screen")(screen_cmd.screen)
 app.command("demo")(demo_cmd.demo)
 app.command("results")(results_cmd.results)
 app.command("studies")(store_cmd.studies)
+app.add_typer(study_cmd.app, name="study")
 app.command("export")(store_cmd.export)
 app.command("import")(store_cmd.import_)
 app.command("import-ior")(store_cmd.import_ior)
@@ -80,10 +94,20 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with signals.interrupts():
-            app(args=args, prog_name="iotune", standalone_mode=True)
+            code = app(args=args, prog_name="iotune", standalone_mode=False)
+        code = code if isinstance(code, int) and not isinstance(code, bool) else 0
+        return signals.exit_status() if code == 130 else code  # typer exits 130 on any KeyboardInterrupt
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-        return signals.exit_status() if code == 130 else code  # typer exits 130 on any KeyboardInterrupt
+        return signals.exit_status() if code == 130 else code
+    except click_errors.NoArgsIsHelpError:
+        return 0  # `iotune testbed` alone: typer has printed its help
+    except click_errors.ClickException as error:  # usage errors: one line, like every other error
+        Terminal().error(_usage_message(error))
+        return error.exit_code
+    except typer_errors.Abort:
+        Terminal().error(f"interrupted ({signals.interrupted_by().name})")
+        return signals.exit_status()
     except KeyboardInterrupt:
         Terminal().error(f"interrupted ({signals.interrupted_by().name})")
         return signals.exit_status()
@@ -98,6 +122,16 @@ def main(argv: list[str] | None = None) -> int:
         Terminal().error(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)")
         return 1
     return 0
+
+
+def _usage_message(error: click_errors.ClickException) -> str:
+    """Click's message on one line, with the command it is about and where its help is."""
+    message = " ".join(error.format_message().split())
+    context = getattr(error, "ctx", None)
+    if context is None:
+        return message
+    return f"{message} (iotune {' '.join(context.command_path.split()[1:])} --help)".replace("iotune  --help",
+                                                                                              "iotune --help")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,8 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
         adaptive=None if adaptive is None else {"rel_half_width": adaptive, "confidence": confidence,
                                                 "min_repeats": min_repeats})
     study = study or loaded.name
+    if resume:
+        refuse_testbed_resume(db, study, loaded)
     if executor == "slurm":
         from iotune.cli.slurm_executor import measure_on_slurm
         from iotune.study.slurm import SlurmJob
@@ -82,6 +84,31 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
     Terminal().info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
 
 
+def refuse_testbed_resume(db: str | None, study: str, spec) -> None:
+    """A study measured by ``iotune testbed bench`` holds the testbed's storage in its spec; continuing it with
+    ``iotune bench --resume`` would measure the missing repeats unthrottled, on other storage, into the same study."""
+    from iotune.errors import IotuneError
+    from iotune.store import Store
+    from iotune.study.study import spec_of
+
+    with Store(db) as store:
+        record = store.get_study(study)
+        stored = spec_of(record) if record is not None else None
+    if stored is not None and stored.storage and stored.storage != spec.storage:
+        options = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(stored.storage.items())
+                           if key in TESTBED_OPTIONS) + (" --raid0" if stored.storage.get("raid0") else "")
+        raise IotuneError(f"study {study!r} was measured on a testbed ({_storage(stored.storage)}); continue it on "
+                          f"the same storage with `iotune testbed bench SPEC --study {study} --resume"
+                          f"{' ' + options if options else ''}`, not `iotune bench --resume`")
+
+
+TESTBED_OPTIONS = ("fs", "devices", "scheduler", "write_mbps", "read_mbps", "iops", "mount_options", "size_mib")
+
+
+def _storage(storage: dict) -> str:
+    return ", ".join(f"{key}={value}" for key, value in sorted(storage.items()))
+
+
 def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retry_failed: bool = False,
                  scratch: Path | None = None, runner: str = "builtin", timeout: float = 600.0,
                  mpiexec: str | None = None, testbed_dir: Path | None = None, configurations=None,
@@ -92,7 +119,7 @@ def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retr
     from iotune.study.measure import prepare
 
     terminal = terminal or Terminal()
-    scratch = prepare_scratch(scratch)
+    scratch = prepare_scratch(scratch, spec, announce=False, terminal=terminal)
     platform = platform_info(scratch)
     with Store(db) as store:
         bench_runner, storage = runner_and_storage(spec, runner, timeout, mpiexec, scratch, testbed_dir, replay_scale)

@@ -15,14 +15,53 @@ def default_scratch() -> Path:
     return Path(tempfile.gettempdir()) / "iotune-scratch"
 
 
-def prepare_scratch(scratch: Path | None) -> Path:
-    """The scratch directory, created if needed (default: iotune-scratch under the system temp dir)."""
+MEMORY_FILE_SYSTEMS = {"tmpfs": "memory", "ramfs": "memory", "overlay": "a container's overlay",
+                       "overlayfs": "a container's overlay"}
+"""File system types whose I/O times say nothing about the storage a user means to tune."""
+
+
+def prepare_scratch(scratch: Path | None, spec=None, announce: bool = True, terminal: Terminal | None = None) -> Path:
+    """The scratch directory, created if needed (default: iotune-scratch under the system temp dir).
+
+    Says where the benchmark writes and on which file system (``announce``), and warns when that file system
+    cannot stand for real storage or is not the one ``spec`` tunes (:func:`scratch_warnings`).
+    """
     scratch = Path(scratch) if scratch is not None else default_scratch()
     try:
         scratch.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise IotuneError(f"cannot use scratch directory {scratch}: {error.strerror or error}") from None
+    from iotune.bench.platform import fs_type
+
+    terminal = terminal or Terminal()
+    kind = fs_type(scratch)
+    if announce:
+        terminal.info(f"writing into {scratch.resolve()} ({kind or 'unknown'} file system; --scratch DIR changes it)")
+    for warning in scratch_warnings(scratch, kind, spec):
+        terminal.warn(warning)
     return scratch
+
+
+def scratch_warnings(scratch: Path, kind: str, spec=None) -> list[str]:
+    """Why measuring in ``scratch`` (file system type ``kind``, as /proc/self/mountinfo says) may mislead.
+
+    A memory or overlay file system times memory copies; a spec whose parameters are Lustre striping hints
+    (``striping_*``) or that names another file system in ``storage: fs`` tunes storage that is not there.
+    A spec that builds its own storage (testbeds) is measured on the testbeds, not in ``scratch``.
+    """
+    if spec is not None and getattr(spec, "uses_testbed", False):
+        return []
+    warnings = []
+    if kind in MEMORY_FILE_SYSTEMS:
+        warnings.append(f"{scratch} is on {kind} ({MEMORY_FILE_SYSTEMS[kind]}): I/O times there measure memory, "
+                        "not storage; give --scratch DIR on the file system you mean to tune")
+    if spec is not None:
+        striping = [p.name for p in spec.space.parameters if p.name.startswith("striping_")]
+        if striping and kind != "lustre":
+            warnings.append(f"the spec tunes Lustre striping ({', '.join(striping)}) but {scratch} is on "
+                            f"{kind or 'an unknown file system'}: ROMIO ignores these hints there, so their "
+                            "effects are noise; give --scratch DIR on a Lustre mount")
+    return warnings
 
 
 def make_runner(kind: str, timeout: float, mpiexec: str | None, nodes: int = 1):

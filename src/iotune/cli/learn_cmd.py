@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from iotune.cli.model_quality import REGRET_LEGEND, metric_label, metric_units, worse_than_mean
 from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 
@@ -52,13 +53,18 @@ def train(study: str = STUDY,
     terminal.info(f"study {model.study}: {model.n_samples} samples"
                   + (f" ({dropped} trials dropped)" if dropped else "") + f", data hash {model.data_hash}")
     in_sample, cv = model.metrics["in_sample"], model.metrics["cv"]
-    rows = [[metric, _number(in_sample[metric]), _number(cv[metric])] for metric in in_sample]
+    rows = [[metric_label(metric, model.target), _number(in_sample[metric]), _number(cv[metric])]
+            for metric in in_sample]
     terminal.emit(["metric", "in-sample", f"cv ({model.metrics['cv_folds']} folds)"], rows, fmt,
                   title=f"{model.predictor_name} on {model.target}",
                   records=[{"model": model.name, "id": model_id, "study": model.study, "predictor": model.predictor_name,
                             "target": model.target, "samples": model.n_samples, "dropped": dropped,
-                            "data_hash": model.data_hash, "metrics": model.metrics}])
+                            "data_hash": model.data_hash, "metrics": model.metrics,
+                            "metric_units": metric_units(model.target), "worse_than_mean": worse_than_mean(model) is not None}])
     terminal.success(f"saved model {model.name!r} (id {model_id}) in study {model.study}")
+    warning = worse_than_mean(model)
+    if warning:
+        terminal.warn(warning)
 
 
 def evaluate(study: str = STUDY, target: str = TARGET,
@@ -66,6 +72,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
              log_target: bool = LOG_TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Compare cart, rankboost, forest, linear and random: k-fold errors and leave-one-workload-out regret."""
     study = _study(study)
+    from iotune.cli.model_quality import TARGET_UNITS
     from iotune.learn.evaluation import PredictorScore, evaluate as score
     from iotune.store import Store
 
@@ -74,11 +81,18 @@ def evaluate(study: str = STUDY, target: str = TARGET,
         scores = score(store, study, target, folds=folds, seed=seed, log_target=log_target)
     columns = list(PredictorScore.__dataclass_fields__)
     rows = [[_number(value) for value in s.to_dict().values()] for s in scores]
-    headers = {"mape": "mape %", "accuracy": "acc. % (100-MAPE)", "kendall_tau": "tau", "top1_mean": "top1 mean",
-               "top1_max": "top1 max", "top3_mean": "top3 mean", "top3_max": "top3 max"}
+    unit = TARGET_UNITS.get(target, target)
+    headers = {"mae": f"mae ({unit})", "rmse": f"rmse ({unit})", "mape": "mape %", "accuracy": "acc. % (100-MAPE)",
+               "kendall_tau": "tau", "top1_mean": "top1 mean", "top1_max": "top1 max", "top3_mean": "top3 mean",
+               "top3_max": "top3 max"}
     Terminal().emit(columns if fmt != "table" else [headers.get(c, c) for c in columns], rows, fmt,
                     title=f"study {study}: predictors of {target} ({folds}-fold CV; regret: leave one workload out)",
                     records=[s.to_dict() for s in scores])
+    terminal = Terminal()
+    terminal.info(REGRET_LEGEND)
+    worse = [s.predictor for s in scores if s.r2 is not None and s.r2 < 0 and s.predictor != "random"]
+    if worse:
+        terminal.warn(f"{', '.join(worse)}: cross-validated R2 < 0, worse than predicting the mean on this study")
 
 
 def explain(study: str = STUDY,
@@ -94,6 +108,12 @@ def explain(study: str = STUDY,
     terminal = Terminal()
     with Store(db) as store:
         explanation = describe(store, study, model, target, seed)
+        if model is not None:
+            from iotune.learn.model import load_model
+
+            warning = worse_than_mean(load_model(store, study, model))
+            if warning:
+                terminal.warn(warning + "; its rules and importances describe noise")
     columns = ["parameter", "forest importance", "cart importance"]
     if fmt != "table":
         terminal.emit(["parameter", "forest_importance", "cart_importance"], explanation.importances, fmt,

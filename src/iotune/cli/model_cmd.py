@@ -14,7 +14,8 @@ import typer
 from iotune.cli.options import FORMAT
 from iotune.cli.terminal import Terminal, check_format
 
-app = typer.Typer(help="Analytic performance models (Lustre queueing, elastic cache).", no_args_is_help=True)
+app = typer.Typer(help="Analytic performance models: Lustre queueing (You et al. 2011, paper 004), elastic cache "
+                       "(Nicolae et al. 2015, paper 002).", no_args_is_help=True)
 simulate_app = typer.Typer(help="Simulations of the analytic models.", no_args_is_help=True)
 
 SIZE = typer.Option("50GB", "--size", help="Bytes written, with a unit (50GB, 4GiB).")
@@ -95,11 +96,11 @@ def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float 
     for k in shown:
         quant = [round(float(model.completion_time_quantile(size, int(k), q)), 4) for q in levels]
         e, p = float(exact_t[k - 1]), float(paper_t[k - 1])
-        rows.append([int(k), round(e, 4), round(p, 4), round(p - e, 4), *quant, "*" if k == best else ""])
+        rows.append([int(k), round(e, 4), round(p, 4), round(p - e, 4), *quant, bool(k == best)])
     columns = ["stripes", "T exact (s)", "T paper (s)", "paper - exact (s)", *q_columns, "optimum"]
     terminal = Terminal()
     terminal.emit(columns, rows, fmt, title=f"{size:.6g} bytes over n OSTs, rho = {model.rho:.4g} "
-                                            f"(paper 004, Sec. II-B; optimum by the {'exact' if exact else 'paper'} form)")
+                                            f"(You et al. 2011, paper 004, Sec. II-B; optimum by the {'exact' if exact else 'paper'} form)")
     terminal.info(f"optimum (exact): {best_exact} stripes, {float(exact_t[best_exact - 1]):.4f} s; "
                   f"optimum (paper closed form): {best_paper} stripes, {float(paper_t[best_paper - 1]):.4f} s")
 
@@ -116,7 +117,7 @@ def lustre_search(strategy: str = typer.Option("all", "--strategy",
                   bandwidth: str = BANDWIDTH,
                   max_stripes: int = typer.Option(160, "--max-stripes", help="Largest stripe count (Table IV: 160)."),
                   fmt: str = FORMAT) -> None:
-    """Search paper 004's Table IV space with each heuristic; compare with the exhaustive optimum."""
+    """Search the Table IV space of You et al. 2011 (paper 004) with each heuristic; compare with the exhaustive optimum."""
     from iotune.analytic._validate import count
     from iotune.analytic.lustre_space import DIMENSIONS, LustreObjective, lustre_space
     from iotune.samplers import SamplerError, make_sampler, optimize
@@ -139,7 +140,7 @@ def lustre_search(strategy: str = typer.Option("all", "--strategy",
                      within, round(gap, 4)])
     columns = ["strategy", *DIMENSIONS, "T (s)", "evaluations", "evals to 1%", "gap %"]
     Terminal().emit(columns, rows, fmt, title=f"{size} written: search over {points} points "
-                                              f"(paper 004, Table IV; objective: iotune.analytic.lustre_space)")
+                                              f"(You et al. 2011, paper 004, Table IV; objective: the queueing model above)")
 
 
 ILLUSTRATIVE = {
@@ -173,6 +174,11 @@ def _calibration(path: str | None):
     return throughput, attach, label
 
 
+AGBS = ("AGBs: adjusted GB-seconds, the storage cost of Nicolae et al. 2015 (paper 002): each disk costs its reserved bandwidth (MB/s) x its "
+        "size (GB) per second attached, summed over the run")
+"""What an AGBs is, for every command that prints one."""
+
+
 @app.command("cache")
 def cache(compute_s: float = typer.Option(..., "--compute-s", help="I*It: seconds of computation."),
           checkpoints: int = typer.Option(..., "--checkpoints", help="K: number of checkpoints."),
@@ -188,7 +194,7 @@ def cache(compute_s: float = typer.Option(..., "--compute-s", help="I*It: second
           backing_gb: float = typer.Option(50.0, "--backing-gb", help="N: backing disk GB."),
           cache_mbps: float = typer.Option(128.0, "--cache-mbps", help="B_c: caching device MB/s."),
           fmt: str = FORMAT) -> None:
-    """Predicted completion time and cost per cache size, and the cheapest meeting the deadline (paper 002, III-D)."""
+    """Predicted completion time and cost per cache size, and the cheapest meeting the deadline (Nicolae et al. 2015, paper 002, III-D)."""
     from iotune.analytic.cache_model import CheckpointWorkload, best_cache_size, sweep_cache_sizes
 
     check_format(fmt)
@@ -199,19 +205,20 @@ def cache(compute_s: float = typer.Option(..., "--compute-s", help="I*It: second
                                     initial_cache_gb=max(sizes))
     terminal = Terminal()
     choice = best_cache_size(predictions, deadline)
-    rows = [[p.cache_gb, round(p.completion_s, 3), round(p.cost_agbs, 1), "yes" if p.completion_s <= deadline else "no",
-             "*" if p is choice else ""] for p in predictions]
+    rows = [[p.cache_gb, round(p.completion_s, 3), round(p.cost_agbs, 1), p.completion_s <= deadline,
+             p is choice] for p in predictions]
     terminal.emit(["cache GB", "T (s)", "cost (AGBs)", "meets deadline", "chosen"], rows, fmt,
-                  title=f"paper 002, Sec. III-C/D, T_max = {deadline:g} s; {label}")
+                  title=f"Nicolae et al. 2015 (paper 002), Sec. III-C/D, T_max = {deadline:g} s; {label}")
     terminal.info(f"{label}; cheapest cache meeting T_max = {deadline:g} s: {choice.cache_gb:g} GB "
                   f"(T = {choice.completion_s:.6g} s, C_a = {choice.cost_agbs:.6g} AGBs)")
+    terminal.info(AGBS)
 
 
 @simulate_app.command("cache")
-def simulate_cache(trace: str = typer.Option("cm1", "--trace", help="cm1 or lammps (paper 002, Sec. IV-C/D)."),
+def simulate_cache(trace: str = typer.Option("cm1", "--trace", help="cm1 or lammps (Nicolae et al. 2015, paper 002, Sec. IV-C/D)."),
                    dt: float = typer.Option(0.1, "--dt", help="Time step, seconds."),
                    fmt: str = FORMAT) -> None:
-    """Completion time and adjusted GB-seconds per caching policy on a checkpoint trace (paper 002, Sec. IV)."""
+    """Completion time and adjusted GB-seconds per caching policy on a checkpoint trace (Nicolae et al. 2015, paper 002, Sec. IV)."""
     from iotune.analytic.cache_sim import cm1_trace, compare_policies, lammps_trace
     from iotune.analytic.errors import ModelError
 
@@ -223,7 +230,8 @@ def simulate_cache(trace: str = typer.Option("cm1", "--trace", help="cm1 or lamm
     rows = [[r.policy, round(r.completion_s, 3), round(r.end_s, 3), round(r.cost_agbs, 1),
              ",".join(f"{s:g}" for s in r.cache_sizes_gb)] for r in results.values()]
     Terminal().emit(["policy", "completion (s)", "end (s)", "cost (AGBs)", "cache sizes (GB)"], rows, fmt,
-                    title=f"{trace} per VM, default ElasticConfig (paper 002, Sec. IV-A)")
+                    title=f"{trace} per VM, the paper's default cache policy settings (Nicolae et al. 2015, paper 002, Sec. IV-A)")
+    Terminal().info(AGBS)
 
 
 @app.command("calibrate")
@@ -234,7 +242,7 @@ def calibrate(datasets: str = typer.Option("16,32,64", "--datasets", help="Datas
               repeats: int = typer.Option(2, "--repeats", help="Measurements per (x, M)."),
               output: str = typer.Option(None, "--output", help="Write the YAML that 'model cache --calibration' reads."),
               fmt: str = FORMAT) -> None:
-    """Measure B_M(x) and D_M(x) with dd on throttled loop disks (paper 002, Sec. III-C/D; needs root)."""
+    """Measure B_M(x) and D_M(x) with dd on throttled loop disks (Nicolae et al. 2015, paper 002, Sec. III-C/D; needs root)."""
     from iotune.analytic.calibration import measure_calibration
     from iotune.analytic.errors import ModelError
 
@@ -259,6 +267,6 @@ def calibrate(datasets: str = typer.Option("16,32,64", "--datasets", help="Datas
     terminal.emit(["dataset MiB", "cache MiB", "cached MiB", "B_M(x) MB/s", "D_M(x) s", "fast B(x) MB/s",
                    "slow B(x) MB/s"], rows, fmt,
                   title=f"calibration measured on loop disks at {slow_mbps:g} / {fast_mbps:g} MB/s, "
-                        f"mean of {repeats} (paper 002, Sec. III-C/D, scaled GB -> MiB)")
+                        f"mean of {repeats} (Nicolae et al. 2015, paper 002, Sec. III-C/D, scaled GB -> MiB)")
     if output is not None:
         terminal.info(f"wrote {output}: use it with 'iotune model cache --calibration {output}' (sizes in GB = MiB/1024)")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.options import DB, FORMAT
+from iotune.cli.options import DB, DEFAULT_MEANING, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
 
@@ -39,6 +39,20 @@ def with_spread(result, db: str | None, study: str):
         return attach_spread(result, store, study)
 
 
+CO_CHAMPIONS = ("co-champions: configurations whose predicted value ties the best one (a tree model predicts one "
+                "value per leaf, so several configurations can share it); the model cannot tell them apart, and the "
+                "measured spread (Cameron et al. 2019, paper 003) says whether runs can")
+
+
+def default_named(value):
+    """``value`` with "baseline" in its keys said as "default", the one word iotune uses (issue 12, item 5)."""
+    if isinstance(value, dict):
+        return {key.replace("baseline", "default"): default_named(v) for key, v in value.items()}
+    if isinstance(value, list):
+        return [default_named(v) for v in value]
+    return value
+
+
 def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, pricing: Path | None = None,
                   hints_dir: Path | None = None, fmt: str = "table", constraints: list[str] | tuple = (),
                   space=None, db: str | None = None, study: str | None = None, spread: bool = True):
@@ -54,6 +68,11 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
     check_format(fmt)
     terminal = Terminal()
     cost_model = CostModel.from_yaml(pricing) if pricing else None
+    from iotune.cli.model_quality import worse_than_mean
+
+    warning = worse_than_mean(model)
+    if warning:
+        terminal.warn(warning + "; these recommendations are not to be trusted")
     result = Recommender(model, cost_model, space=space).recommend(workload, objective, top, constraints=constraints)
     if spread and study is not None:
         result = with_spread(result, db, study)
@@ -70,18 +89,19 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
             row.insert(3, spread_label(candidate.spread))
         rows.append(row)
     if fmt == "json":
-        terminal.emit([], [], "json", records={**result.to_dict(), "candidates": records})
+        terminal.emit([], [], "json", records=default_named({**result.to_dict(), "candidates": records}))
     else:
-        columns = ["rank", "configuration", f"predicted {objective} ({result.unit})", "vs baseline", "vs median",
+        columns = ["rank", "configuration", f"predicted {objective} ({result.unit})", "vs default", "vs median",
                    "MPICH_MPIIO_HINTS"]
         if result.separation is not None:
             columns.insert(3, "spread of time")
         terminal.emit(columns, rows, fmt, title=f"{objective} for {' '.join(f'{k}={v}' for k, v in workload.items())}")
     if result.separation is not None and (result.separation.message or result.separation.reason):
         terminal.info(result.separation.message or f"spread: {result.separation.reason}")
-    terminal.info(f"{result.evaluated} candidate configurations scored; baseline predicts {result.baseline_predicted:.6g} "
+    terminal.info(f"{result.evaluated} candidate configurations scored; the default predicts {result.baseline_predicted:.6g} "
                   f"{result.unit}, median {result.median:.6g} {result.unit}; {result.co_champions} co-champion(s) "
                   "tie the best prediction")
+    terminal.info(DEFAULT_MEANING + "; " + CO_CHAMPIONS)
     if hints_dir is not None:
         directory = Path(hints_dir)
         directory.mkdir(parents=True, exist_ok=True)
@@ -99,7 +119,7 @@ def recommend(
                                  "(transfer_size=4MiB,collective=true), a workload YAML file (as iotune profile "
                                  "--format yaml writes), a Darshan log or an IOR command line."),
     workload_file: Path = typer.Option(None, "--workload-file", hidden=True, help="Older form of --workload FILE."),
-    objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (paper 000, Eq. 2)."),
+    objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (Zhai et al. 2015, paper 000, Eq. 2)."),
     top: int = typer.Option(3, "--top", help="How many configurations to report."),
     model: str = typer.Option(None, "--model", help="Trained model name (default: the study's latest)."),
     pricing: Path = typer.Option(None, "--pricing", help="Pricing YAML (default: illustrative 2013 EC2 prices)."),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import statistics
+
 import typer
 
-from iotune.cli.options import DB, FORMAT, STUDY
+from iotune.cli.options import DB, DEFAULT_MEANING, FORMAT, STUDY
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
-from iotune.units import format_size
+from iotune.units import MIB, format_size
 
 
 def _describe(values: dict, space) -> str:
@@ -40,6 +42,9 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
         records = []
         for record in studies:
             space = Space.from_text(record.space_yaml, source=f"study {record.name}")
+            if (record.settings or {}).get("source") == "iotune run":
+                records.extend(show_runs(record, space, store.trials(study=record.name), fmt, terminal))
+                continue
             bests = best_per_workload(space, store.trials(study=record.name))
             if fmt != "table":
                 records.extend({"study": record.name, **b.to_dict()} for b in bests)
@@ -59,6 +64,16 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
             terminal.emit(["workload", "best configuration", "I/O time s (mean ± sd)", "MiB/s",
                            "vs default", "vs median", "vs worst", "configs"], rows, "table",
                           title=f"study {record.name}: fastest configuration per workload")
+            if bests:
+                terminal.info(DEFAULT_MEANING + ("; not measured: the study never ran the default of that workload"
+                                                 if any(b.speedup_vs_default is None for b in bests) else ""))
+    runs = [r for r in records if "wall_mean_s" in r]
+    records = [r for r in records if "wall_mean_s" not in r]
+    if fmt != "table" and runs and not records:
+        terminal.emit(list(runs[0]), [list(r.values()) for r in runs], fmt, records=runs)
+        return
+    if fmt == "json" and runs:
+        records = records + runs
     if fmt != "table":
         columns = ["study", "workload", "best_config", "best_mean_time_s", "best_std_time_s", "best_repeats",
                    "best_mean_bandwidth_mib_s", "speedup_vs_default", "speedup_vs_median", "speedup_vs_worst",
@@ -70,19 +85,61 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
         terminal.emit(columns, rows, fmt, records=records)
 
 
+def show_runs(record, space, trials, fmt: str, terminal: Terminal) -> list[dict]:
+    """Application runs (``iotune run``) per configuration: wall seconds, and I/O only where Darshan measured it."""
+    groups: dict[str, list] = {}
+    for trial in trials:
+        groups.setdefault(trial.config_key, []).append(trial)
+    out, rows = [], []
+    for group in groups.values():
+        done = [t for t in group if t.state == "COMPLETE"]
+        walls = [t.wall_seconds for t in done if t.wall_seconds is not None]
+        io = [t for t in done if (t.extra or {}).get("phase_seconds_source") == "darshan io time"]
+        io_s = [sum(p.seconds for p in t.phases) for t in io]
+        io_bytes = [sum(p.bytes for p in t.phases) for t in io]
+        wall_mean = statistics.fmean(walls) if walls else None
+        entry = {"study": record.name, "configuration": group[0].config, "runs": len(done),
+                 "failed": sum(1 for t in group if t.state == "FAILED"), "wall_mean_s": wall_mean,
+                 "wall_std_s": statistics.stdev(walls) if len(walls) > 1 else None,
+                 "io_mean_s": statistics.fmean(io_s) if io_s else None,
+                 "io_mib_s": (sum(io_bytes) / MIB / sum(io_s)) if io_s and sum(io_s) > 0 and sum(io_bytes) else None}
+        out.append(entry)
+        rows.append([_describe(group[0].config, space), entry["runs"], entry["failed"],
+                     "-" if wall_mean is None else f"{wall_mean:.3f}" + (
+                         f" ± {entry['wall_std_s']:.3f}" if entry["wall_std_s"] is not None else ""),
+                     "not measured (no Darshan log)" if entry["io_mean_s"] is None else f"{entry['io_mean_s']:.3f}",
+                     "-" if entry["io_mib_s"] is None else f"{entry['io_mib_s']:.0f}"])
+    if fmt == "table":
+        terminal.emit(["configuration", "runs", "failed", "wall s (mean ± sd)", "I/O s (Darshan)", "I/O MiB/s"], rows,
+                      "table", title=f"study {record.name}: application runs (iotune run), wall time per configuration")
+    return out
+
+
 def results(study: str = STUDY, db: str = DB, fmt: str = FORMAT,
-            trials: bool = typer.Option(False, "--trials", help="Every trial and phase instead of the best per "
-                                                                "workload (the raw data, one row per phase).")) -> None:
+            trials: bool = typer.Option(False, "--trials", help="Every trial instead of the best per workload: "
+                                        "the parameters that vary, repeat, state, write and read seconds and "
+                                        "MiB/s (every stored column: iotune export FILE.csv).")) -> None:
     """Which configuration was fastest for which workload, by how much, and how much its repeats spread."""
     check_format(fmt)
     if trials:
-        from iotune.store import Store
-
-        with Store(db) as store:
-            if study and store.get_study(study) is None:
-                raise IotuneError(f"no study named {study!r} in {store.url}")
-            rows = store.rows(study=study)
-        columns = list(dict.fromkeys(k for row in rows for k in row))
-        Terminal().emit(columns, [[row.get(c) for c in columns] for row in rows], fmt, records=rows)
+        show_trials(db, study, fmt)
         return
     show_best(db, study, fmt)
+
+
+def show_trials(db: str | None, study: str | None, fmt: str) -> None:
+    """One row per trial: the parameters that vary, repeat, state, write and read seconds and MiB/s apart."""
+    from iotune.cli.trial_table import trial_table
+    from iotune.space import Space
+    from iotune.store import Store
+
+    with Store(db) as store:
+        records = [store.get_study(study)] if study else store.list_studies()
+        if study and records[0] is None:
+            raise IotuneError(f"no study named {study!r} in {store.url}")
+        spaces = {r.name: Space.from_text(r.space_yaml, source=f"study {r.name}") for r in records}
+        found = store.trials(study=study)
+    columns, rows = trial_table(found, spaces)
+    Terminal().emit(columns, rows, fmt, title=f"study {study}: every trial" if study else "every trial")
+    if fmt == "table":
+        Terminal().info("one row per trial (repeat); every stored column: iotune export FILE.csv")

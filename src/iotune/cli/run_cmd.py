@@ -38,14 +38,29 @@ def run(
     from iotune.profile import workload_values_from
     from iotune.store import Store
 
-    if study is None:
-        raise IotuneError("give --study: the study whose measurements choose the configuration "
-                          "(iotune studies lists them)")
     if workload is not None and darshan is not None:
         raise IotuneError("give the workload once, with --workload")
     values, described = workload_values_from(workload or darshan) if (workload or darshan) else (None, None)
     terminal = Terminal()
     with Store(db) as store:
+        record = store.get_study(study) if study is not None else None
+        if record is None:
+            known = [s.name for s in store.list_studies() if (s.settings or {}).get("source") != "iotune run"]
+            listed = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "") if known else \
+                "none: measure one with iotune bench SPEC or iotune demo"
+            what = "give --study" if study is None else f"no study named {study!r}"
+            raise IotuneError(f"{what}: the study whose measurements choose the configuration "
+                              f"(studies in {store.url}: {listed})")
+        if values is None:
+            from iotune.space import Space
+
+            space = Space.from_text(record.space_yaml, source=f"study {study}")
+            varied = [p.name for p in space.parameters if p.role == "workload" and len(p.levels) > 1]
+            if varied:
+                terminal.warn(f"no --workload: study {study!r} measured several workloads ({', '.join(varied)} "
+                              "vary) and the best configuration of any of them is applied, which may be tuned for "
+                              "another workload than this application's; give --workload (name=value pairs, a "
+                              "workload YAML or the Darshan log of an earlier run)")
         result = run_command(store, study, list(command or []), values, explore=explore, seed=seed,
                              override=override, allow_env=allow_env or (),
                              benchmark=described.to_benchmark_spec() if described is not None else None)

@@ -75,7 +75,11 @@ def show(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")
         return
     columns = ["name", "type", "role", "layer", "levels", "default", "when"]
     rows = [[p.name, p.type, p.role, p.layer, _levels(p),
-             format_size(p.default) if p.type == "size" else p.default, p.when or ""] for p in space.parameters]
+             format_size(p.default) if p.type == "size" else (str(p.default) if fmt == "table" else p.default),
+             p.when or ""] for p in space.parameters]
     terminal.emit(columns, rows, fmt, title=f"{space.name}: {space.size} combinations before rules")
     if fmt == "table" and space.constraints:
         terminal.info("rules: " + "; ".join(space.constraints))
+    if fmt == "table":
+        terminal.info("default column: a parameter's `default:` key, or its first listed level when it has none; "
+                      "results, recommend, tune and the report compare with the configuration of these defaults")

@@ -9,7 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
@@ -55,23 +57,29 @@ class Terminal:
 
     def emit(self, columns: Sequence[str], rows: Iterable[Sequence], fmt: str = "table", title: str | None = None,
              records: list[dict] | None = None) -> None:
-        """Print rows as a Rich table, JSON (a list of objects, or ``records`` when given) or CSV on stdout."""
+        """Print rows as a Rich table, JSON (a list of objects, or ``records`` when given) or CSV on stdout.
+
+        Display headers (``"T exact (s)"``) become machine keys (``t_exact_s``) in JSON and CSV, NaN and
+        infinities become null (JSON) or an empty cell (CSV), and booleans stay booleans (``yes``/``no`` in a
+        table).
+        """
         rows = [list(r) for r in rows]
         if fmt == "json":
-            data = records if records is not None else [dict(zip(columns, r)) for r in rows]
-            sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+            keys = [machine_key(c) for c in columns]
+            data = records if records is not None else [dict(zip(keys, r)) for r in rows]
+            sys.stdout.write(json.dumps(json_safe(data), indent=2, default=str, allow_nan=False) + "\n")
         elif fmt == "csv":
             buffer = io.StringIO()
             writer = csv.writer(buffer, lineterminator="\n")
-            writer.writerow(columns)
-            writer.writerows(rows)
+            writer.writerow([machine_key(c) for c in columns])
+            writer.writerows([[csv_cell(v) for v in row] for row in rows])
             sys.stdout.write(buffer.getvalue())
         else:
             table = Table(title=title, title_justify="left")
             for column in columns:
                 table.add_column(column)
             for row in rows:
-                table.add_row(*("" if v is None else str(v) for v in row))
+                table.add_row(*(table_cell(v) for v in row))
             self.out.print(table)
 
     @contextmanager
@@ -119,6 +127,49 @@ class _PlainProgress:
         if self.done % self.step == 0 or self.done == self.total:
             of = f"/{self.total}" if self.total else ""
             self.terminal.info(f"{self.description}: {self.done}{of} {status}".rstrip())
+
+
+_UNITS = (("%", " pct "), ("MiB/s", " mib_s "), ("MB/s", " mb_s "), ("GiB", " gib "), ("/", " per "))
+
+
+def machine_key(header: str) -> str:
+    """A display header as a snake_case key with its unit in the name: ``"T exact (s)"`` -> ``t_exact_s``,
+    ``"cost (AGBs)"`` -> ``cost_agbs``, ``"mape %"`` -> ``mape_pct``, ``"bandwidth MiB/s"`` -> ``bandwidth_mib_s``."""
+    text = header
+    for unit, word in _UNITS:
+        text = text.replace(unit, word)
+    text = re.sub(r"[^0-9a-zA-Z]+", "_", text).strip("_").lower()
+    return text or "value"
+
+
+def json_safe(value):
+    """``value`` with every NaN or infinite float replaced by None (JSON has no NaN), recursively."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def csv_cell(value):
+    """A plain CSV value: empty for None/NaN, JSON for a mapping or list (never a Python repr)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(json_safe(value), sort_keys=True, default=str)
+    return value
+
+
+def table_cell(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def check_format(fmt: str) -> str:

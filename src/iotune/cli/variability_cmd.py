@@ -7,7 +7,7 @@ import typer
 from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 
-app = typer.Typer(help="Run-to-run variability: maps, Table-2 evaluation, runs needed (MOANA, paper 003).",
+app = typer.Typer(help="Run-to-run variability: maps, Table-2 evaluation, runs needed (MOANA: Cameron et al. 2019, paper 003).",
                   no_args_is_help=True)
 
 STUDY = typer.Option(None, "--study", "-s", help="Study whose repeated runs to analyse (required).")
@@ -60,12 +60,12 @@ def map_(study: str = STUDY, target: str = TARGET,
         s = describe(times)
         rows.append([_describe_config(repeats.space, config), s.n, _number(s.mean), _number(s.std), _number(s.cv),
                      _number(s.q05), _number(s.q50), _number(s.q95), _number(s.bimodality),
-                     "yes" if s.bimodal else "no", _number(float(guess))])
+                     bool(s.bimodal), _number(float(guess))])
         records.append({"config_key": key, "config": config, **s.to_dict(), f"map_{target}": float(guess)})
     terminal.emit(columns, rows, fmt, title=f"study {repeats.study}: spread of the runs (seconds)",
                   records=records if fmt == "json" else None)
     terminal.info(f"{predictor} map of {target}: {len(fitted.maps_)} map(s) over {', '.join(fitted.coordinates_) or 'no coordinate'}; "
-                  f"in-sample average relative error {fitted.in_sample_are_:.2%}; "
+                  f"in-sample average relative error (ARE) {fitted.in_sample_are_:.2%}; "
                   f"{sum(1 for r in records if r['bimodal'])} bimodal configuration(s) (Sarle b > 5/9)")
 
 
@@ -74,7 +74,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
              repeats: int = typer.Option(200, "--repeats", "-B", help="Random splits per training proportion."),
              seed: int = typer.Option(0, "--seed", help="Seed of the random splits."),
              per_category: bool = PER_CATEGORY, db: str = DB, fmt: str = FORMAT) -> None:
-    """Paper 003 Table 2: average relative error of lsp, mars, delaunay and linear maps against the training share."""
+    """Table 2 of MOANA (Cameron et al. 2019, paper 003): average relative error (ARE) of lsp, mars, delaunay and linear maps against the training share."""
     from iotune.variability.evaluation import evaluate as score
     from iotune.learn.registry import VARIABILITY as PREDICTORS
 
@@ -90,6 +90,8 @@ def evaluate(study: str = STUDY, target: str = TARGET,
     Terminal().emit(columns, table, fmt,
                     title=f"study {data.study}: ARE of {target} maps, B = {repeats} splits, "
                           f"averaged over {max(rows[0].maps.values())} map(s)")
+    Terminal().info("ARE: average relative error |predicted - measured| / measured over the held-out "
+                    "configurations (MOANA: Cameron et al. 2019, paper 003, Table 2); null: no map could be fitted")
 
 
 @app.command("plan")

@@ -196,6 +196,21 @@ class Store:
             conn.execute(trials.delete().where(trials.c.study_id == study_id))
             conn.execute(studies.delete().where(studies.c.id == study_id))
 
+    def rename_study(self, name: str, new_name: str) -> StudyRecord:
+        """Give study ``name`` the name ``new_name``, keeping its trials, measurements and models; StoreError if
+        there is no study ``name``, ``new_name`` is empty or another study has it."""
+        if not isinstance(new_name, str) or not new_name.strip():
+            raise StoreError(f"a study name must be a non-empty string, got {new_name!r}")
+        with self._write() as conn:
+            study_id = self._study_id(conn, name)
+            if new_name != name and queries.study_by_name(conn, new_name) is not None:
+                raise StoreError(f"study {new_name!r} already exists in {masked(self.url)}")
+            try:
+                conn.execute(studies.update().where(studies.c.id == study_id).values(name=new_name))
+            except IntegrityError:
+                raise StoreError(f"study {new_name!r} already exists in {masked(self.url)}") from None
+            return queries.study_record(conn.execute(sa.select(studies).where(studies.c.id == study_id)).one())
+
     # trials
 
     def start_trial(
