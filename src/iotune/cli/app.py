@@ -8,6 +8,11 @@ import traceback
 
 import typer
 
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer over the click package
+    from click import exceptions as click_errors
+
 from iotune import __version__
 from iotune.cli import (
     bench_cmd,
@@ -80,10 +85,24 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with signals.interrupts():
-            app(args=args, prog_name="iotune", standalone_mode=True)
+            # not standalone: a usage error comes here as an exception, to be said in one line like the others
+            returned = app(args=args, prog_name="iotune", standalone_mode=False)
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-        return signals.exit_status() if code == 130 else code  # typer exits 130 on any KeyboardInterrupt
+        return signals.exit_status() if code == 130 else code
+    except click_errors.NoArgsIsHelpError as usage:  # `iotune space`: the group's help, as before
+        usage.show()
+        return usage.exit_code
+    except click_errors.UsageError as usage:
+        command = usage.ctx.command_path if usage.ctx is not None else "iotune"
+        Terminal().error(f"{' '.join(usage.format_message().split())} (see {command} --help)")
+        return 2
+    except click_errors.ClickException as failure:
+        Terminal().error(" ".join(failure.format_message().split()))
+        return failure.exit_code or 2
+    except (getattr(click_errors, "Abort", typer.Abort), typer.Abort):
+        Terminal().error("aborted")
+        return 1
     except KeyboardInterrupt:
         Terminal().error(f"interrupted ({signals.interrupted_by().name})")
         return signals.exit_status()
@@ -97,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         Terminal().error(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)")
         return 1
-    return 0
+    # typer returns the code of an Exit raised by a command (`iotune run`), and 130 after KeyboardInterrupt
+    code = returned if isinstance(returned, int) and not isinstance(returned, bool) else 0
+    return signals.exit_status() if code == 130 else code
 
 
 if __name__ == "__main__":

@@ -20,6 +20,10 @@ KEYS = (
 )
 SCALES = ("log2", "linear")
 MAX_RANGE_LEVELS = 100_000
+MAX_INTEGER = 2**63 - 1
+"""Largest integer level (magnitude): levels are stored and evaluated as 64-bit integers."""
+MAX_SIZE = 2**50
+"""Largest size level (1 PiB), as the spec's benchmark fields."""
 SIZE_EXAMPLES = "examples: 4MiB, 256KiB, 1GB, 4096"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 """A well-formed environment variable name: no '=', '%', spaces or NUL (which the shell or exec would misread)."""
@@ -215,12 +219,22 @@ def _to_size(raw: Any) -> int:
     if isinstance(raw, str) and raw.strip().startswith("-"):
         raise ValueError(f"is a negative size ({SIZE_EXAMPLES})")
     try:
-        return parse_size(raw)
+        size = parse_size(raw)
     except UnitError:
         raise ValueError(f"is not a size ({SIZE_EXAMPLES})") from None
+    if size > MAX_SIZE:
+        raise ValueError("is larger than 1 PiB, the largest size iotune accepts")
+    return size
 
 
 def _to_integer(raw: Any) -> int:
+    value = _integer(raw)
+    if abs(value) > MAX_INTEGER:
+        raise ValueError("is beyond ±(2**63 - 1), the integers iotune stores and computes with")
+    return value
+
+
+def _integer(raw: Any) -> int:
     if isinstance(raw, bool):
         raise ValueError("is not an integer (examples: 1, 64, -3)")
     if isinstance(raw, int):

@@ -16,6 +16,8 @@ from iotune.space.parameter import FieldError, Parameter
 from iotune.yamlio import where
 
 TOP_KEYS = ("name", "description", "parameters", "constraints")
+MAX_NAME = 200
+"""Longest space name: it names a study, a file prefix and every message."""
 
 Path = tuple
 Lines = Mapping[Path, int]
@@ -46,6 +48,9 @@ def space_arguments(data: Any, source: str, lines: Lines) -> dict[str, Any]:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SpaceError(f"{where(source, lines, ('name',))}: the spec needs a 'name' (a string), got {name!r}")
+    if len(name) > MAX_NAME or not name.isprintable():
+        raise SpaceError(f"{where(source, lines, ('name',))}: the spec's name must be one line of at most {MAX_NAME} "
+                         f"printable characters, got {name[:40]!r}{'...' if len(name) > 40 else ''}")
     description = data.get("description") or ""
     if not isinstance(description, str):
         raise SpaceError(f"{where(source, lines, ('description',))}: 'description' must be a string")
