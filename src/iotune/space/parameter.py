@@ -86,15 +86,16 @@ class Parameter:
         raw_levels = tuple(raw_levels)
         if not raw_levels:
             raise FieldError(f"parameter {self.name!r}: levels must not be empty", "levels")
-        levels = []
+        levels, seen = [], set()  # a set: a range of 100,000 levels must not take quadratic time
         for index, raw in enumerate(raw_levels):
             value = self._convert(raw, f"level {raw!r}", "levels", index)
-            if value in levels:
+            if value in seen:
                 raise FieldError(
                     f"parameter {self.name!r}: level {raw!r} is listed twice (levels must be distinct)",
                     "levels",
                     index,
                 )
+            seen.add(value)
             levels.append(value)
         object.__setattr__(self, "levels", tuple(levels))
         if self.default is None:
@@ -138,7 +139,8 @@ class Parameter:
             raise FieldError(f"parameter {self.name!r}: {what} {exc}", key, index) from None
 
     def _levels_text(self) -> str:
-        return "levels: " + ", ".join(self.format(level) for level in self.levels)
+        shown = ", ".join(self.format(level) for level in self.levels[:20])
+        return f"levels: {shown}" + (f", ... ({len(self.levels)} levels)" if len(self.levels) > 20 else "")
 
     @property
     def kind(self) -> str:
