@@ -40,22 +40,31 @@ Lines = dict[tuple, int]
 
 class _Loader(yaml.SafeLoader):
     """SafeLoader whose only booleans are ``true`` and ``false`` (any case), as in YAML 1.2, and that stops
-    composing a document of more than :data:`MAX_NODES` nodes (a flat list of a million numbers would
-    otherwise take minutes before its size is checked)."""
+    composing a document of more than :data:`MAX_NODES` nodes or :data:`MAX_DEPTH` levels (a flat list of a
+    million numbers, or a few thousand nested brackets, would otherwise take minutes before they are checked)."""
 
     composed = 0
+    depth = 0
 
     def compose_node(self, parent, index):
         self.composed += 1
         if self.composed > MAX_NODES:
-            raise _TooManyNodes(self.get_mark())
-        return super().compose_node(parent, index)
+            raise _Refused(self.get_mark(), f"the YAML has more than {MAX_NODES} elements; refused")
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH + 1:  # the document's root is depth 1
+                raise _Refused(self.get_mark(), f"YAML nested more than {MAX_DEPTH} levels deep; refused")
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
-class _TooManyNodes(Exception):
-    def __init__(self, mark) -> None:
-        super().__init__()
-        self.mark = mark
+class _Refused(Exception):
+    """Composition stopped early: ``message`` says why, ``mark`` where."""
+
+    def __init__(self, mark, message: str) -> None:
+        super().__init__(message)
+        self.mark, self.message = mark, message
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -107,8 +116,8 @@ def load_yaml(text: str | bytes, source: str) -> tuple[Any, Lines]:
         raise SpaceError(f"{source}: malformed YAML: {' '.join(str(exc).split())}") from None
     except RecursionError:
         raise SpaceError(f"{source}: YAML nested too deeply (more than {MAX_DEPTH} levels)") from None
-    except _TooManyNodes as exc:
-        raise SpaceError(f"{source}:{exc.mark.line + 1}: the YAML has more than {MAX_NODES} elements; refused") from None
+    except _Refused as exc:
+        raise SpaceError(f"{source}:{exc.mark.line + 1}: {exc.message}") from None
     finally:
         if loader is not None:
             loader.dispose()
