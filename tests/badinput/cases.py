@@ -193,6 +193,9 @@ SPECS = [
     spec("merge-key", "base: &b {type: integer}\nname: x\nparameters:\n  - {<<: *b, name: p, levels: [1], "
                       "role: system, layer: mpiio, bogus: 1}\n"),
     Case("spec-directory", ["space", "validate", "adir"], {"adir/.keep": ""}),
+    spec("ranges-gigabytes", "name: wide\nparameters:\n" + "".join(
+        f"  - {{name: p{i}, type: integer, range: [1, 100000], step: 1, role: system, layer: mpiio}}\n"
+        for i in range(1000)), "levels in all", command="show"),
     # walks: the space is too large to enumerate and its constraint admits nothing
     spec("show-huge-empty", huge_space(10, 30, "p0 > 100"), "assignments", command="show"),
     spec("show-2pow100-empty", huge_space(2, 100, "p0 + p1 > 100"), "assignments", command="show"),
@@ -200,6 +203,15 @@ SPECS = [
          command="bench"),
     spec("validate-full-huge", huge_space(10, 30, "p0 > 0") + "campaign: {sampler: full}\n", "assignments"),
 ]
+
+
+# 10^4400 assignments: the size has more digits than Python prints by default, yet shown; and a walk of 2,200
+# columns keeps its chunks small.  Reading 2,200 parameters takes seconds of YAML: in the slow part.
+WIDE_RANGES = "name: wide\nparameters:\n" + "".join(
+    f"  - {{name: p{i}, type: integer, range: [1, 100], step: 1, role: system, layer: mpiio}}\n" for i in range(2200))
+SPECS += [Case("spec-show-size-digits", ["space", "show", "s.yaml"], {"s.yaml": WIDE_RANGES}, code=0, slow=True),
+          Case("spec-show-2200-parameters", ["space", "show", "-c", "s.yaml"],
+               {"s.yaml": WIDE_RANGES + 'constraints: ["p0 > 1000"]\n'}, "assignments", slow=True)]
 
 
 EXPORT_MUTATIONS = {

@@ -86,6 +86,6 @@ def show(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")
     columns = ["name", "type", "role", "layer", "levels", "default", "when"]
     rows = [[p.name, p.type, p.role, p.layer, _levels(p),
              format_size(p.default) if p.type == "size" else p.default, p.when or ""] for p in space.parameters]
-    terminal.emit(columns, rows, fmt, title=f"{space.name}: {space.size} combinations before rules")
+    terminal.emit(columns, rows, fmt, title=f"{space.name}: {how_many(space.size)} combinations before rules")
     if fmt == "table" and space.constraints:
         terminal.info("rules: " + "; ".join(space.constraints))

@@ -16,6 +16,8 @@ from iotune.space.parameter import FieldError, Parameter
 from iotune.yamlio import where
 
 TOP_KEYS = ("name", "description", "parameters", "constraints")
+MAX_LEVELS = 1_000_000
+"""Most levels of all parameters together (each range may give 100,000)."""
 MAX_NAME = 200
 """Longest space name: it names a study, a file prefix and every message."""
 
@@ -60,7 +62,7 @@ def space_arguments(data: Any, source: str, lines: Lines) -> dict[str, Any]:
             f"{where(source, lines, ('constraints',))}: 'constraints' must be a list of expressions, "
             f"got {constraints!r}"
         )
-    parameters = []
+    parameters, levels = [], 0
     for index, entry in enumerate(entries):
         path = ("parameters", index)
         try:
@@ -68,6 +70,10 @@ def space_arguments(data: Any, source: str, lines: Lines) -> dict[str, Any]:
         except FieldError as exc:
             detail = path + tuple(part for part in (exc.key, exc.index) if part is not None)
             raise SpaceError(f"{where(source, lines, detail)}: {exc}") from None
+        levels += len(parameters[-1].levels)
+        if levels > MAX_LEVELS:  # ranges expand: a few lines must not become gigabytes of levels
+            raise SpaceError(f"{where(source, lines, path)}: the parameters have more than {MAX_LEVELS:,} levels "
+                             "in all; give fewer or coarser ranges")
     return {
         "name": name,
         "description": description,

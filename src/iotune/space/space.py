@@ -25,6 +25,8 @@ from iotune.yamlio import load_yaml, read_yaml_file, where
 
 SMALL_SPACE = 100_000
 CHUNK = 65_536
+CHUNK_CELLS = 4 * 2**20
+"""Most level indices in one chunk of a walk (int64: 32 MiB)."""
 WALK_CELLS = 20_000_000
 """Most level indices (assignments x parameters) a walk of the space examines, a few seconds' work."""
 WALK_LIMIT = 10_000_000
@@ -166,7 +168,7 @@ class Space:
         return hash(self.hash)
 
     def __repr__(self) -> str:
-        return f"Space({self.name!r}, {len(self.parameters)} parameters, size={self.size})"
+        return f"Space({self.name!r}, {len(self.parameters)} parameters, size={how_many(self.size)})"
 
     def parameter(self, name: str) -> Parameter:
         """The parameter called ``name``."""
@@ -241,11 +243,19 @@ class Space:
         """For rows of level indices: which parameters are active (rows x parameters) and which rows are valid."""
         return self._evaluate(self._check_indices(index_array))
 
-    def level_index_chunks(self, chunk_size: int = CHUNK) -> Iterator[np.ndarray]:
-        """All assignments in mixed-radix order, as int64 arrays of level indices, ``chunk_size`` rows each.
+    @property
+    def chunk_rows(self) -> int:
+        """Rows of a chunk of level indices: :data:`CHUNK`, fewer for a space of many parameters (at most
+        :data:`CHUNK_CELLS` indices, 32 MiB, per chunk)."""
+        return max(1, min(CHUNK, CHUNK_CELLS // max(1, len(self.parameters))))
+
+    def level_index_chunks(self, chunk_size: int | None = None) -> Iterator[np.ndarray]:
+        """All assignments in mixed-radix order, as int64 arrays of level indices, ``chunk_size`` rows each
+        (default :attr:`chunk_rows`).
 
         Columns follow :attr:`parameters`; the last parameter varies fastest.
         """
+        chunk_size = self.chunk_rows if chunk_size is None else chunk_size
         if chunk_size < 1:
             raise SpaceError(f"chunk_size must be a positive number of rows, got {chunk_size}")
         total = self.size
@@ -327,7 +337,7 @@ class Space:
         parameters (at most :data:`WALK_CELLS` level indices are examined).
         """
         if limit is not None:
-            limit = min(limit, max(CHUNK, WALK_CELLS // max(1, len(self.parameters))))
+            limit = min(limit, max(self.chunk_rows, WALK_CELLS // max(1, len(self.parameters))))
         scanned = 0
         for indices in self.level_index_chunks():
             if limit is not None and scanned >= limit:
@@ -376,7 +386,7 @@ class Space:
         drawn = 0
         budget = min(self.size, max_draws)
         while len(found) < n and drawn < budget:
-            batch = min(CHUNK, max(1024, 4 * n))
+            batch = min(self.chunk_rows, max(1024, 4 * n))
             indices = np.column_stack([rng.integers(0, radix, size=batch) for radix in self._radices])
             active, valid = self._evaluate(indices)
             valid &= np.all(active | (indices == 0), axis=1)
