@@ -39,7 +39,32 @@ Lines = dict[tuple, int]
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader whose only booleans are ``true`` and ``false`` (any case), as in YAML 1.2."""
+    """SafeLoader whose only booleans are ``true`` and ``false`` (any case), as in YAML 1.2, and that stops
+    composing a document of more than :data:`MAX_NODES` nodes or :data:`MAX_DEPTH` levels (a flat list of a
+    million numbers, or a few thousand nested brackets, would otherwise take minutes before they are checked)."""
+
+    composed = 0
+    depth = 0
+
+    def compose_node(self, parent, index):
+        self.composed += 1
+        if self.composed > MAX_NODES:
+            raise _Refused(self.get_mark(), f"the YAML has more than {MAX_NODES} elements; refused")
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH + 1:  # the document's root is depth 1
+                raise _Refused(self.get_mark(), f"YAML nested more than {MAX_DEPTH} levels deep; refused")
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+class _Refused(Exception):
+    """Composition stopped early: ``message`` says why, ``mark`` where."""
+
+    def __init__(self, mark, message: str) -> None:
+        super().__init__(message)
+        self.mark, self.message = mark, message
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -70,8 +95,9 @@ def load_yaml(text: str | bytes, source: str) -> tuple[Any, Lines]:
         text = _decode(text, source)
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise SpaceError(f"{source}: the file is larger than {MAX_BYTES // 2**20} MiB; not a YAML file iotune reads")
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)  # its reader already refuses control characters (NUL, ...)
         node = loader.get_single_node()
         if node is None:
             return None, {}
@@ -90,8 +116,11 @@ def load_yaml(text: str | bytes, source: str) -> tuple[Any, Lines]:
         raise SpaceError(f"{source}: malformed YAML: {' '.join(str(exc).split())}") from None
     except RecursionError:
         raise SpaceError(f"{source}: YAML nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except _Refused as exc:
+        raise SpaceError(f"{source}:{exc.mark.line + 1}: {exc.message}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return data, lines
 
 

@@ -78,3 +78,29 @@ def test_import_keeps_the_data_pattern_and_ior_bandwidth(tmp_path):
         stored = [p for t in sorted(trials, key=lambda t: t.id)[:3] for p in t.phases]
         assert [p.bandwidth_mib for p in stored] == pytest.approx([r["bwMiB"] for r in raw], rel=1e-6)
         assert {t.read_cache_mode for t in trials} == {"page_cache"}
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d["tests"][0]["Parameters"].update(transferSize=0), "transferSize must be a whole number from 1"),
+    (lambda d: d["tests"][0]["Results"][0].update(totalTime=-1.0), "totalTime must be a finite number > 0"),
+    (lambda d: d.update(summary=5), "'summary' must be a list"),
+])
+def test_import_checks_the_ior_output_before_storing_anything(tmp_path, change, words):
+    """Issue 13, item 8: import-ior reads IOR output through its checks (iotune.importers.ior_checks)."""
+    document = json.loads((FIXTURES / "a_posix_fpp_1m.json").read_text())
+    change(document)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(IotuneError, match=words):
+            import_ior(store, [path], "ior")
+        assert store.get_study("ior") is None
+
+
+def test_import_refuses_ior_output_that_is_not_utf8_or_nests_too_deeply(tmp_path):
+    (tmp_path / "binary.json").write_bytes(b'{"tests": ["\xff"]}')
+    (tmp_path / "deep.json").write_text('{"tests": ' + "[" * 100_000)
+    with pytest.raises(IotuneError, match="not UTF-8"):
+        read_ior_runs(tmp_path / "binary.json")
+    with pytest.raises(IotuneError, match="too deeply|not valid JSON"):
+        read_ior_runs(tmp_path / "deep.json")

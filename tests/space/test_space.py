@@ -60,7 +60,7 @@ def test_inactive_parameters_are_none_and_yielded_once(demo):
 
 
 def test_full_factorial_guard(demo):
-    with pytest.raises(SpaceError, match="360 assignments, more than limit=100"):
+    with pytest.raises(SpaceError, match="360 assignments, more than the 100 a full factorial"):
         demo.full_factorial(limit=100)
 
 
@@ -230,7 +230,7 @@ def test_huge_space_is_never_materialised():
     assert picks == space.sample(5, seed=3)
     assert first.to_dict() == {**{f"p{i}": 0 for i in range(40)}, "p37": 1, "p39": 1}
     assert chunk.shape == (1000, 40)
-    with pytest.raises(SpaceError, match="more than limit"):
+    with pytest.raises(SpaceError, match="more than the 1,000,000 a full factorial may list"):
         space.full_factorial()
 
 
@@ -274,3 +274,30 @@ def test_valid_mask_rejects_bad_index_arrays(demo):
         demo.valid_mask(np.zeros((3, 2), dtype=int))
     with pytest.raises(SpaceError, match="level indices must lie"):
         demo.valid_mask(np.full((1, 7), 5))
+
+
+def test_walking_a_huge_space_whose_rule_admits_nothing_stops_and_says_its_size():
+    """Issue 13, item 7: a 10^30 space whose constraint admits nothing must not hang ``space show -c``."""
+    lines = ["name: huge", "parameters:"]
+    lines += [f"  - {{name: p{i}, type: integer, levels: [{', '.join(map(str, range(10)))}], role: system, "
+              "layer: mpiio}" for i in range(30)]
+    huge = Space.from_text("\n".join(lines) + '\nconstraints: ["p0 > 100"]\n')
+    with pytest.raises(SpaceError, match=r"about 10\^30 assignments; walking it stopped after .*sampler random"):
+        next(huge.enumerate())
+    with pytest.raises(SpaceError, match=r"about 10\^30 assignments, more than"):
+        huge.count_valid()
+
+
+def test_level_and_literal_bounds():
+    """Issue 13, item 8: a 400-digit level or ``transfer_size * 99999999999999999999`` is one SpaceError line."""
+    base = "name: x\nparameters:\n  - {name: transfer_size, type: size, levels: [1MiB], role: workload, " \
+           "layer: application}\n"
+    with pytest.raises(SpaceError, match="2\\*\\*63"):
+        Space.from_text(base + "  - {name: p, type: integer, levels: [" + "9" * 400 + "], role: system, "
+                               "layer: mpiio}\n")
+    with pytest.raises(SpaceError, match="1 PiB"):
+        Space.from_text(base.replace("[1MiB]", "[2048TiB]"))
+    with pytest.raises(SpaceError, match="beyond"):
+        Space.from_text(base + 'constraints: ["transfer_size * 99999999999999999999 > 0"]\n')
+    with pytest.raises(SpaceError, match="one line"):
+        Space.from_text(base.replace("name: x", 'name: "a\\nb"'))

@@ -374,3 +374,20 @@ def test_from_yaml_names_the_file(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(SpaceError, match="cannot read the space spec"):
         Space.from_yaml(tmp_path / "absent.yaml")
+
+
+def test_yaml_composition_stops_at_the_node_bound(monkeypatch):
+    """A flat list of a million numbers is refused while it is read, not after minutes of building it."""
+    from iotune import yamlio
+
+    monkeypatch.setattr(yamlio, "MAX_NODES", 100)
+    text = "levels:\n" + "".join(f"  - {i}\n" for i in range(1000))
+    with pytest.raises(SpaceError, match=r"big\.yaml:10[0-9]: the YAML has more than 100 elements"):
+        yamlio.load_yaml(text, "big.yaml")
+
+
+def test_control_characters_are_one_error_line():
+    from iotune import yamlio
+
+    with pytest.raises(SpaceError, match="x.yaml: malformed YAML: unacceptable character"):
+        yamlio.load_yaml("name: a\x00b\n", "x.yaml")

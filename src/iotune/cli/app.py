@@ -9,7 +9,11 @@ import traceback
 import typer
 import typer.core
 from typer import exceptions as typer_errors
-from typer._click import exceptions as click_errors  # typer vendors click
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer over the click package
+    from click import exceptions as click_errors
 
 from iotune import __version__
 from iotune.cli import (
@@ -94,18 +98,22 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with signals.interrupts():
-            code = app(args=args, prog_name="iotune", standalone_mode=False)
-        code = code if isinstance(code, int) and not isinstance(code, bool) else 0
-        return signals.exit_status() if code == 130 else code  # typer exits 130 on any KeyboardInterrupt
+            # not standalone: a usage error comes here as an exception, to be said in one line like the others
+            returned = app(args=args, prog_name="iotune", standalone_mode=False)
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
         return signals.exit_status() if code == 130 else code
-    except click_errors.NoArgsIsHelpError:
-        return 0  # `iotune testbed` alone: typer has printed its help
-    except click_errors.ClickException as error:  # usage errors: one line, like every other error
-        Terminal().error(_usage_message(error))
-        return error.exit_code
-    except typer_errors.Abort:
+    except click_errors.NoArgsIsHelpError as usage:  # `iotune space`: the group's help, as before
+        usage.show()
+        return usage.exit_code
+    except click_errors.UsageError as usage:
+        command = usage.ctx.command_path if usage.ctx is not None else "iotune"
+        Terminal().error(f"{' '.join(usage.format_message().split())} (see {command} --help)")
+        return 2
+    except click_errors.ClickException as failure:
+        Terminal().error(" ".join(failure.format_message().split()))
+        return failure.exit_code or 2
+    except (getattr(click_errors, "Abort", typer_errors.Abort), typer_errors.Abort):  # Ctrl-C at a prompt
         Terminal().error(f"interrupted ({signals.interrupted_by().name})")
         return signals.exit_status()
     except KeyboardInterrupt:
@@ -121,17 +129,9 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         Terminal().error(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)")
         return 1
-    return 0
-
-
-def _usage_message(error: click_errors.ClickException) -> str:
-    """Click's message on one line, with the command it is about and where its help is."""
-    message = " ".join(error.format_message().split())
-    context = getattr(error, "ctx", None)
-    if context is None:
-        return message
-    return f"{message} (iotune {' '.join(context.command_path.split()[1:])} --help)".replace("iotune  --help",
-                                                                                              "iotune --help")
+    # typer returns the code of an Exit raised by a command (`iotune run`), and 130 after KeyboardInterrupt
+    code = returned if isinstance(returned, int) and not isinstance(returned, bool) else 0
+    return signals.exit_status() if code == 130 else code
 
 
 if __name__ == "__main__":

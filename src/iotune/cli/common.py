@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tempfile
 from pathlib import Path
 
@@ -67,6 +68,8 @@ def scratch_warnings(scratch: Path, kind: str, spec=None) -> list[str]:
 def make_runner(kind: str, timeout: float, mpiexec: str | None, nodes: int = 1):
     """The benchmark runner ``kind`` (builtin: iotune's MPI kernel, its ranks over ``nodes`` nodes of a Slurm
     allocation; ior: the ior binary)."""
+    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
+        raise IotuneError(f"--timeout must be a positive number of seconds, got {timeout!r}")
     if kind == "builtin":
         from iotune.bench.runner import BuiltinRunner
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
 from pathlib import Path
 
@@ -53,6 +54,19 @@ def default_named(value):
     return value
 
 
+def prepare_hints_dir(hints_dir: Path) -> Path:
+    """The ``--hints-dir`` directory, made if needed and writable, checked before anything is computed."""
+    directory = Path(hints_dir)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise IotuneError(f"--hints-dir {hints_dir}: cannot make that directory "
+                          f"({'a file of that name exists' if directory.is_file() else exc.strerror or exc})") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise IotuneError(f"--hints-dir {hints_dir}: the directory is not writable")
+    return directory
+
+
 def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, pricing: Path | None = None,
                   hints_dir: Path | None = None, fmt: str = "table", constraints: list[str] | tuple = (),
                   space=None, db: str | None = None, study: str | None = None, spread: bool = True):
@@ -67,6 +81,7 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
 
     check_format(fmt)
     terminal = Terminal()
+    directory = prepare_hints_dir(hints_dir) if hints_dir is not None else None
     cost_model = CostModel.from_yaml(pricing) if pricing else None
     from iotune.cli.model_quality import worse_than_mean
 
@@ -102,13 +117,14 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
                   f"{result.unit}, median {result.median:.6g} {result.unit}; {result.co_champions} co-champion(s) "
                   "tie the best prediction")
     terminal.info(DEFAULT_MEANING + "; " + CO_CHAMPIONS)
-    if hints_dir is not None:
-        directory = Path(hints_dir)
-        directory.mkdir(parents=True, exist_ok=True)
+    if directory is not None:
         processes = result.workload.get("processes", "N")
         for record in records:
             path = (directory / f"rank{record['rank']}.hints").resolve()
-            path.write_text(record["apply"]["romio_hints"], encoding="utf-8")
+            try:
+                path.write_text(record["apply"]["romio_hints"], encoding="utf-8")
+            except OSError as exc:
+                raise IotuneError(f"--hints-dir: cannot write {path} ({exc.strerror or exc})") from None
             terminal.info(f"ROMIO_HINTS={path} mpiexec -n {processes} ./your_app")
     return result
 

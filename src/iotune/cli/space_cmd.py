@@ -8,6 +8,7 @@ import typer
 
 from iotune.cli.options import FORMAT
 from iotune.cli.terminal import Terminal, check_format
+from iotune.errors import SpaceError
 from iotune.units import format_size
 
 app = typer.Typer(help="Check and inspect a configuration space spec.", no_args_is_help=True)
@@ -59,6 +60,7 @@ def show(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")
          limit: int = typer.Option(50, help="At most this many configurations."),
          fmt: str = FORMAT) -> None:
     """Show the parameters of a spec, or its valid configurations."""
+    from iotune.space.space import how_many
     from iotune.spec import load_spec
 
     check_format(fmt)
@@ -66,18 +68,26 @@ def show(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")
     terminal = Terminal()
     if configurations:
         names = [p.name for p in space.parameters]
-        rows = []
-        for index, configuration in enumerate(space.enumerate()):
-            if index >= limit:
-                break
-            rows.append([configuration.key] + [configuration[n] for n in names])
-        terminal.emit(["key"] + names, rows, fmt, title=f"{space.name}: first {len(rows)} valid configurations")
+        rows, stopped = [], ""
+        try:
+            for configuration in space.enumerate():
+                if len(rows) >= limit:
+                    break
+                rows.append([configuration.key] + [configuration[n] for n in names])
+        except SpaceError as exc:  # a huge space whose valid configurations are rare
+            if not rows:
+                raise
+            stopped = str(exc)
+        terminal.emit(["key"] + names, rows, fmt, title=f"{space.name}: first {len(rows)} valid configurations "
+                                                        f"of {how_many(space.size)} assignments")
+        if stopped:
+            terminal.warn(stopped)
         return
     columns = ["name", "type", "role", "layer", "levels", "default", "when"]
     rows = [[p.name, p.type, p.role, p.layer, _levels(p),
              format_size(p.default) if p.type == "size" else (str(p.default) if fmt == "table" else p.default),
              p.when or ""] for p in space.parameters]
-    terminal.emit(columns, rows, fmt, title=f"{space.name}: {space.size} combinations before rules")
+    terminal.emit(columns, rows, fmt, title=f"{space.name}: {how_many(space.size)} combinations before rules")
     if fmt == "table" and space.constraints:
         terminal.info("rules: " + "; ".join(space.constraints))
     if fmt == "table":

@@ -21,6 +21,7 @@ from pathlib import Path
 from iotune.bench.ior import parse_ior_hints_log, parse_ior_json
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import IotuneError
+from iotune.importers.ior_checks import MAX_LOG_BYTES, read_ior_text, read_text
 from iotune.space import Space
 
 UNSET = "unset"
@@ -50,11 +51,11 @@ class IorImport:
 def read_ior_runs(path: Path) -> list[IorRun]:
     """Parse one IOR JSON file, with hints from the ``.log`` beside it when there is one."""
     path = Path(path)
-    tests = parse_ior_json(path)
+    tests = parse_ior_json(read_ior_text(path))
     log = path.with_suffix(".log")
     passed, returned = [], []
     if log.is_file():
-        text = log.read_text(errors="replace")
+        text = read_text(log, MAX_LOG_BYTES, "IOR text output", errors="replace")
         passed, returned = parse_ior_hints_log(text, requested=True), parse_ior_hints_log(text)
     runs = []
     for spec, measurements in tests:

@@ -29,8 +29,8 @@ class IorInputError(IotuneError, ValueError):
     """An IOR output file cannot be imported; the message names the file and the field."""
 
 
-def read_text(path: Path, limit: int, what: str) -> str:
-    """The UTF-8 text of a regular file of at most ``limit`` bytes."""
+def read_text(path: Path, limit: int, what: str, errors: str = "strict") -> str:
+    """The UTF-8 text of a regular file of at most ``limit`` bytes (``errors="replace"``: any bytes)."""
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
@@ -44,14 +44,24 @@ def read_text(path: Path, limit: int, what: str) -> str:
     if len(data) > limit:
         raise IorInputError(f"{path} is more than the {limit} bytes an {what} may be")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8", errors)
     except UnicodeDecodeError as exc:
         raise IorInputError(f"{path} is not UTF-8 text (byte {exc.start}); expected IOR's {what}") from None
 
 
+def read_ior_text(path: Path) -> str:
+    """The text of IOR's JSON summary at ``path``, once :func:`check_ior_document` has found it sound."""
+    text = read_text(path, MAX_JSON_BYTES, "IOR JSON summary")
+    _checked(text, path)
+    return text
+
+
 def read_ior_json(path: Path) -> dict:
     """IOR's JSON summary as checked data (:func:`check_ior_document`)."""
-    text = read_text(path, MAX_JSON_BYTES, "IOR JSON summary")
+    return _checked(read_text(path, MAX_JSON_BYTES, "IOR JSON summary"), path)
+
+
+def _checked(text: str, path: Path) -> dict:
     try:
         data = json.loads(text)
     except ValueError as exc:

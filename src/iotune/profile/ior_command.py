@@ -46,9 +46,12 @@ APIS = {"POSIX": "POSIX", "MPIIO": "MPIIO", "HDF5": "HDF5", "NCMPI": "PnetCDF", 
 
 def _size(option: str, text: str) -> int:
     try:
-        return parse_size(text)
+        size = parse_size(text)
     except (UnitError, ValueError):
         raise WorkloadError(f"IOR option {option}: {text!r} is not a size (examples: 4m, 256k, 1g)") from None
+    if size < 1 or size > 2**50:  # IOR itself refuses -t 0 and -b 0
+        raise WorkloadError(f"IOR option {option}: {text!r} must be from 1 byte to 1 PiB")
+    return size
 
 
 def _count(option: str, text: str) -> int:

@@ -24,6 +24,7 @@ from iotune.recommend.cost import CostModel
 from iotune.recommend.result import Candidate, Recommendation
 from iotune.recommend.subspace import SubSpace
 from iotune.space import Space
+from iotune.space.space import WALK_LIMIT, how_many
 
 OBJECTIVES = ("time", "bandwidth", "cost")
 # Model targets each objective can be computed from; cost also from time, by Eq. 2.
@@ -90,6 +91,10 @@ class Recommender:
         fixed, given, missing = self._workload(workload)
         system = np.array([p.role == "system" for p in space.parameters])
         subspace = SubSpace(space, fixed)
+        if subspace.size > WALK_LIMIT:
+            raise RecommendError(f"the workload leaves {how_many(subspace.size)} system configurations to score, more "
+                                 f"than the {how_many(WALK_LIMIT)} a recommendation walks; train on a study whose "
+                                 "system parameters have fewer levels")
 
         scores: list[np.ndarray] = []
         best_key, best_ord = np.empty(0), np.empty(0, dtype=np.int64)

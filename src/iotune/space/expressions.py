@@ -71,6 +71,9 @@ _FORBIDDEN = {
 }
 
 
+MAX_LITERAL = 2**63 - 1
+"""Largest whole-number literal (magnitude) an expression may hold."""
+
 class ExpressionError(SpaceError):
     """An expression is not allowed; the caller prefixes the file and line."""
 
@@ -103,7 +106,9 @@ class Expression:
         try:
             tree = ast.parse(text.strip(), mode="eval")
         except SyntaxError as exc:
-            raise ExpressionError(f"{text!r} is not a valid expression ({exc.msg})") from None
+            raise ExpressionError(f"{_shorten(text)!r} is not a valid expression ({exc.msg})") from None
+        except (RecursionError, MemoryError):
+            raise ExpressionError(f"{_shorten(text)!r} nests too deeply") from None
         self._kinds = kinds
         self.names: tuple[str, ...] = ()
         self._root = self._fold(tree.body)
@@ -113,7 +118,7 @@ class Expression:
         return f"Expression({self.text!r})"
 
     def _fail(self, why: str) -> ExpressionError:
-        return ExpressionError(f"{self.text!r}: {why} ({ALLOWED})")
+        return ExpressionError(f"{_shorten(self.text)!r}: {why} ({ALLOWED})")
 
     def _fold(self, node: ast.AST) -> ast.AST:
         """Replace ``size('4MiB')`` calls and negated literals by constants."""
@@ -146,6 +151,8 @@ class Expression:
                 return NONE
             if isinstance(value, str):
                 return TEXT
+            if type(value) is int and abs(value) > MAX_LITERAL:
+                raise self._fail("a whole number beyond ±(2**63 - 1) is not allowed (levels are 64-bit integers)")
             if type(value) in (bool, int, float):
                 return NUMBER
             raise self._fail(f"constant {value!r} is not allowed")
@@ -335,6 +342,11 @@ class Expression:
             result = result & left.present & right.present & _ORDERING[type(op)](left.data, right.data)
             left = right
         return _Column(result, True, undefined)
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters for a message."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _truth(value: Any) -> bool:

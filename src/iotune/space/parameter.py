@@ -20,6 +20,10 @@ KEYS = (
 )
 SCALES = ("log2", "linear")
 MAX_RANGE_LEVELS = 100_000
+MAX_INTEGER = 2**63 - 1
+"""Largest integer level (magnitude): levels are stored and evaluated as 64-bit integers."""
+MAX_SIZE = 2**50
+"""Largest size level (1 PiB), as the spec's benchmark fields."""
 SIZE_EXAMPLES = "examples: 4MiB, 256KiB, 1GB, 4096"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 """A well-formed environment variable name: no '=', '%', spaces or NUL (which the shell or exec would misread)."""
@@ -82,15 +86,16 @@ class Parameter:
         raw_levels = tuple(raw_levels)
         if not raw_levels:
             raise FieldError(f"parameter {self.name!r}: levels must not be empty", "levels")
-        levels = []
+        levels, seen = [], set()  # a set: a range of 100,000 levels must not take quadratic time
         for index, raw in enumerate(raw_levels):
             value = self._convert(raw, f"level {raw!r}", "levels", index)
-            if value in levels:
+            if value in seen:
                 raise FieldError(
                     f"parameter {self.name!r}: level {raw!r} is listed twice (levels must be distinct)",
                     "levels",
                     index,
                 )
+            seen.add(value)
             levels.append(value)
         object.__setattr__(self, "levels", tuple(levels))
         if self.default is None:
@@ -134,7 +139,8 @@ class Parameter:
             raise FieldError(f"parameter {self.name!r}: {what} {exc}", key, index) from None
 
     def _levels_text(self) -> str:
-        return "levels: " + ", ".join(self.format(level) for level in self.levels)
+        shown = ", ".join(self.format(level) for level in self.levels[:20])
+        return f"levels: {shown}" + (f", ... ({len(self.levels)} levels)" if len(self.levels) > 20 else "")
 
     @property
     def kind(self) -> str:
@@ -215,12 +221,22 @@ def _to_size(raw: Any) -> int:
     if isinstance(raw, str) and raw.strip().startswith("-"):
         raise ValueError(f"is a negative size ({SIZE_EXAMPLES})")
     try:
-        return parse_size(raw)
+        size = parse_size(raw)
     except UnitError:
         raise ValueError(f"is not a size ({SIZE_EXAMPLES})") from None
+    if size > MAX_SIZE:
+        raise ValueError("is larger than 1 PiB, the largest size iotune accepts")
+    return size
 
 
 def _to_integer(raw: Any) -> int:
+    value = _integer(raw)
+    if abs(value) > MAX_INTEGER:
+        raise ValueError("is beyond ±(2**63 - 1), the integers iotune stores and computes with")
+    return value
+
+
+def _integer(raw: Any) -> int:
     if isinstance(raw, bool):
         raise ValueError("is not an integer (examples: 1, 64, -3)")
     if isinstance(raw, int):

@@ -16,6 +16,10 @@ from iotune.space.parameter import FieldError, Parameter
 from iotune.yamlio import where
 
 TOP_KEYS = ("name", "description", "parameters", "constraints")
+MAX_LEVELS = 1_000_000
+"""Most levels of all parameters together (each range may give 100,000)."""
+MAX_NAME = 200
+"""Longest space name: it names a study, a file prefix and every message."""
 
 Path = tuple
 Lines = Mapping[Path, int]
@@ -46,6 +50,9 @@ def space_arguments(data: Any, source: str, lines: Lines) -> dict[str, Any]:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise SpaceError(f"{where(source, lines, ('name',))}: the spec needs a 'name' (a string), got {name!r}")
+    if len(name) > MAX_NAME or not name.isprintable():
+        raise SpaceError(f"{where(source, lines, ('name',))}: the spec's name must be one line of at most {MAX_NAME} "
+                         f"printable characters, got {name[:40]!r}{'...' if len(name) > 40 else ''}")
     description = data.get("description") or ""
     if not isinstance(description, str):
         raise SpaceError(f"{where(source, lines, ('description',))}: 'description' must be a string")
@@ -55,7 +62,7 @@ def space_arguments(data: Any, source: str, lines: Lines) -> dict[str, Any]:
             f"{where(source, lines, ('constraints',))}: 'constraints' must be a list of expressions, "
             f"got {constraints!r}"
         )
-    parameters = []
+    parameters, levels = [], 0
     for index, entry in enumerate(entries):
         path = ("parameters", index)
         try:
@@ -63,6 +70,10 @@ def space_arguments(data: Any, source: str, lines: Lines) -> dict[str, Any]:
         except FieldError as exc:
             detail = path + tuple(part for part in (exc.key, exc.index) if part is not None)
             raise SpaceError(f"{where(source, lines, detail)}: {exc}") from None
+        levels += len(parameters[-1].levels)
+        if levels > MAX_LEVELS:  # ranges expand: a few lines must not become gigabytes of levels
+            raise SpaceError(f"{where(source, lines, path)}: the parameters have more than {MAX_LEVELS:,} levels "
+                             "in all; give fewer or coarser ranges")
     return {
         "name": name,
         "description": description,

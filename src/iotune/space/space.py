@@ -25,6 +25,15 @@ from iotune.yamlio import load_yaml, read_yaml_file, where
 
 SMALL_SPACE = 100_000
 CHUNK = 65_536
+CHUNK_CELLS = 4 * 2**20
+"""Most level indices in one chunk of a walk (int64: 32 MiB)."""
+WALK_CELLS = 20_000_000
+"""Most level indices (assignments x parameters) a walk of the space examines, a few seconds' work."""
+WALK_LIMIT = 10_000_000
+"""Most assignments a walk of the space scans; fewer when it has many parameters (:data:`WALK_CELLS`).
+A larger space is sampled, never walked whole."""
+WAY_OUT = ("give fewer levels, or sample it instead of walking it (sampler random or lhs: "
+           "iotune bench --sampler random)")
 
 
 class Space:
@@ -159,7 +168,7 @@ class Space:
         return hash(self.hash)
 
     def __repr__(self) -> str:
-        return f"Space({self.name!r}, {len(self.parameters)} parameters, size={self.size})"
+        return f"Space({self.name!r}, {len(self.parameters)} parameters, size={how_many(self.size)})"
 
     def parameter(self, name: str) -> Parameter:
         """The parameter called ``name``."""
@@ -234,11 +243,19 @@ class Space:
         """For rows of level indices: which parameters are active (rows x parameters) and which rows are valid."""
         return self._evaluate(self._check_indices(index_array))
 
-    def level_index_chunks(self, chunk_size: int = CHUNK) -> Iterator[np.ndarray]:
-        """All assignments in mixed-radix order, as int64 arrays of level indices, ``chunk_size`` rows each.
+    @property
+    def chunk_rows(self) -> int:
+        """Rows of a chunk of level indices: :data:`CHUNK`, fewer for a space of many parameters (at most
+        :data:`CHUNK_CELLS` indices, 32 MiB, per chunk)."""
+        return max(1, min(CHUNK, CHUNK_CELLS // max(1, len(self.parameters))))
+
+    def level_index_chunks(self, chunk_size: int | None = None) -> Iterator[np.ndarray]:
+        """All assignments in mixed-radix order, as int64 arrays of level indices, ``chunk_size`` rows each
+        (default :attr:`chunk_rows`).
 
         Columns follow :attr:`parameters`; the last parameter varies fastest.
         """
+        chunk_size = self.chunk_rows if chunk_size is None else chunk_size
         if chunk_size < 1:
             raise SpaceError(f"chunk_size must be a positive number of rows, got {chunk_size}")
         total = self.size
@@ -307,37 +324,48 @@ class Space:
         }
         return Configuration(self, values)
 
-    def enumerate(self) -> Iterator[Configuration]:
+    def enumerate(self, limit: int | None = WALK_LIMIT) -> Iterator[Configuration]:
         """Every valid configuration once, lazily, in mixed-radix order (``itertools.product`` order).
 
         Assignments that differ only in the level of an inactive parameter give
         the same configuration; only the one with level index 0 is yielded.
         The scan is linear in assignments: when constraints reject long runs of
         the product (e.g. a rule on the first, slowest-varying parameter of a
-        huge space), the first configuration may take long to appear.
+        huge space), the first configuration may take long to appear, so the
+        walk raises SpaceError once it has scanned ``limit`` assignments of a
+        larger space (None: no limit), or fewer when the space has many
+        parameters (at most :data:`WALK_CELLS` level indices are examined).
         """
+        if limit is not None:
+            limit = min(limit, max(self.chunk_rows, WALK_CELLS // max(1, len(self.parameters))))
+        scanned = 0
         for indices in self.level_index_chunks():
+            if limit is not None and scanned >= limit:
+                raise SpaceError(f"space {self.name!r} has {how_many(self.size)} assignments; walking it stopped "
+                                 f"after {how_many(scanned)} of them: {WAY_OUT}")
+            scanned += len(indices)
             active, valid = self._evaluate(indices)
             valid &= np.all(active | (indices == 0), axis=1)
             for row in np.flatnonzero(valid):
                 yield self._configuration_at(indices[row], active[row])
 
-    def count_valid(self) -> int:
+    def count_valid(self, limit: int = WALK_LIMIT) -> int:
         """Number of distinct valid configurations, by scanning every assignment in chunks.
 
         Cost is linear in :attr:`size`: about a second per few million
-        assignments, so only for spaces of up to some tens of millions.
+        assignments; a space of more than ``limit`` assignments raises SpaceError.
         """
+        if self.size > limit:
+            raise SpaceError(f"space {self.name!r} has {how_many(self.size)} assignments, more than the "
+                             f"{how_many(limit)} iotune counts one by one: {WAY_OUT}")
         return sum(int(self.valid_mask(indices, distinct=True).sum()) for indices in self.level_index_chunks())
 
     def full_factorial(self, limit: int = 1_000_000) -> list[Configuration]:
         """All valid configurations as a list; refuses spaces with more than ``limit`` assignments."""
         if self.size > limit:
-            raise SpaceError(
-                f"space {self.name!r} has {self.size} assignments, more than limit={limit}; "
-                "use enumerate() or sample()"
-            )
-        return list(self.enumerate())
+            raise SpaceError(f"space {self.name!r} has {how_many(self.size)} assignments, more than the "
+                             f"{how_many(limit)} a full factorial may list: {WAY_OUT}")
+        return list(self.enumerate(None))
 
     def sample(self, n: int, seed: int = 0, *, max_draws: int = 10_000_000) -> list[Configuration]:
         """``n`` distinct valid configurations drawn uniformly at random, reproducibly for a ``seed``.
@@ -353,12 +381,12 @@ class Space:
             return []
         rng = np.random.default_rng(seed)
         if self.size <= SMALL_SPACE:
-            return self._choose(list(self.enumerate()), n, rng)
+            return self._choose(list(self.enumerate(None)), n, rng)
         found: dict[tuple[int, ...], Configuration] = {}
         drawn = 0
         budget = min(self.size, max_draws)
         while len(found) < n and drawn < budget:
-            batch = min(CHUNK, max(1024, 4 * n))
+            batch = min(self.chunk_rows, max(1024, 4 * n))
             indices = np.column_stack([rng.integers(0, radix, size=batch) for radix in self._radices])
             active, valid = self._evaluate(indices)
             valid &= np.all(active | (indices == 0), axis=1)
@@ -370,7 +398,7 @@ class Space:
         if len(found) == n:
             return list(found.values())
         if self.size <= max_draws:
-            return self._choose(list(self.enumerate()), n, rng)
+            return self._choose(list(self.enumerate(None)), n, rng)
         raise SpaceError(
             f"found only {len(found)} of {n} valid configurations in {drawn} random draws from "
             f"{self.size} assignments; valid ones are too rare to sample (loosen constraints or raise max_draws)"
@@ -381,6 +409,11 @@ class Space:
         if len(pool) <= n:
             return pool
         return [pool[i] for i in rng.choice(len(pool), size=n, replace=False)]
+
+
+def how_many(count: int) -> str:
+    """A count for a message: ``1,048,576`` or, beyond a trillion, ``about 10^30``."""
+    return f"{count:,}" if count < 10**12 else f"about 10^{int(math.log10(count))}"
 
 
 def _level_array(parameter: Parameter) -> np.ndarray:

@@ -298,14 +298,13 @@ class _Import:
                 target = sets["hints"].setdefault(key, []) if key else \
                     sets["env"].setdefault(parameter.env, []) if parameter.env else None
                 if target is not None:
-                    target.extend(hint_value(level) for level in parameter.levels if hint_value(level) not in target)
+                    for level in parameter.levels:
+                        _note(target, hint_value(level))
         fixed = settings.get("benchmark") if isinstance(settings.get("benchmark"), dict) else {}
         for kind in ("hints", "env"):
             values = fixed.get(kind) if isinstance(fixed.get(kind), dict) else {}
             for key, value in values.items():
-                target = sets[kind].setdefault(str(key), [])
-                if str(value) not in target:
-                    target.append(str(value))
+                _note(sets[kind].setdefault(str(key), []), str(value))
 
     def _trial(self, study_id: int, trial: dict, space, platform_ids: dict, provenance: str) -> None:
         conn, report = self.conn, self.report
@@ -371,6 +370,16 @@ class _Import:
         ).inserted_primary_key[0]
         queries.insert_phases(conn, trial_id, phases)
         report.trials_added += 1
+
+
+SHOWN_VALUES = 7
+"""Values noted per hint or variable: the import summary shows six and says when there are more."""
+
+
+def _note(values: list[str], value: str) -> None:
+    """Add ``value`` to the few noted in ``values`` (a space of 100,000 levels must not make this quadratic)."""
+    if len(values) < SHOWN_VALUES and value not in values:
+        values.append(value)
 
 
 def _local_space(row):

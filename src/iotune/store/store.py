@@ -14,6 +14,8 @@ PostgreSQL locks the claimed row and skips rows other workers hold
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import os
 import socket
 from collections.abc import Iterator
@@ -299,6 +301,7 @@ class Store:
         """
         if not isinstance(measurement, Measurement) or measurement.status not in ("COMPLETE", "FAILED"):
             raise StoreError(f"finish_trial needs a Measurement with status COMPLETE or FAILED, got {measurement!r}")
+        measurement = _impossible_as_failed(measurement)
         values = {
             "state": measurement.status,
             "error": measurement.error,
@@ -625,3 +628,21 @@ class Store:
     def _source(self) -> dict:
         database = self._engine.url.database if self.backend == "sqlite" else masked(self.url)
         return {"host": socket.gethostname(), "db": database}
+
+
+def _impossible_as_failed(measurement: Measurement) -> Measurement:
+    """A COMPLETE measurement with a time or size that cannot be (NaN, infinite, negative) as a FAILED one saying
+    which, so that a broken runner's output is recorded as its failure instead of winning or breaking the store."""
+    if measurement.status != "COMPLETE":
+        return measurement
+    for phase in measurement.phases:
+        for name in ("seconds", "open_seconds", "transfer_seconds", "close_seconds", "bytes", "ops"):
+            value = getattr(phase, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue  # missing or not a number: the schema refuses it, and the whole commit with it
+            if not math.isfinite(value) or value < 0:
+                return dataclasses.replace(measurement, status="FAILED", phases=[], error=(
+                    f"the runner reported {phase.phase} {name} = {value!r}, not a finite number >= 0; "
+                    "the measurement is not kept"))
+    return measurement
+

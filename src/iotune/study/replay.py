@@ -78,6 +78,11 @@ class ReplayTable:
                 rows = list(csv.DictReader(handle))
         except OSError as error:
             raise ReplayError(f"cannot read replay table {self.path}: {error.strerror or error}") from None
+        except UnicodeDecodeError as error:
+            raise ReplayError(f"replay table {self.path} is not UTF-8 text (byte {error.start}); it must be "
+                              "iotune's flat CSV export") from None
+        except csv.Error as error:
+            raise ReplayError(f"replay table {self.path} is not a readable CSV file ({error})") from None
         space = self.spec.space
         wanted = [*PHASE_COLUMNS, *(f"cfg.{p.name}" for p in space.parameters)]
         missing = [c for c in wanted if rows and c not in rows[0]]

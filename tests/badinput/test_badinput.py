@@ -1,0 +1,208 @@
+"""Hundreds of malformed inputs through the real CLI: one clear line each, nothing lost (issue 13, "Done when").
+
+Every case of :mod:`tests.badinput.cases` runs in one child process
+(:mod:`tests.badinput.driver`) under an address-space limit, through
+``iotune.cli.app.main`` as the ``iotune`` command runs it.  Each must end with
+its exit status, exactly one stderr line starting ``error: ``, no traceback and
+no ``internal error``, within its timeout, and leave every file it was given
+as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.badinput.cases import CASES, EXPORT_MUTATIONS, IOR_MUTATIONS, export_text
+
+REPO = Path(__file__).resolve().parents[2]
+DRIVER = Path(__file__).with_name("driver.py")
+CASE_TIMEOUT = 20
+MEMORY = 4 << 30
+IOR_FIXTURE = REPO / "tests/bench/fixtures/ior/a_posix_fpp_1m.json"
+
+
+def _damage(data: bytes, how: str, *args) -> bytes:
+    if how == "truncate":
+        return data[:args[0]]
+    if how == "zero":
+        start, length = args
+        return data[:start] + bytes(min(length, max(0, len(data) - start))) + data[start + length:]
+    if how == "flip":
+        return data[:args[0]] + bytes([data[args[0]] ^ 0xFF]) + data[args[0] + 1:]
+    if how == "swap-head":
+        return data[64:] + data[:64]
+    raise ValueError(how)
+
+
+def _quiet_main(argv: list[str]) -> int:
+    from iotune.cli.app import main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main(argv)
+    assert code == 0, err.getvalue()
+    return code
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> dict:
+    """The valid files the cases damage: a trained store, a foreign SQLite file, an export (JSON, CSV), IOR JSON."""
+    from iotune.store import Store
+    from tests.learn import synthetic
+
+    root = tmp_path_factory.mktemp("sources")
+    with Store(root / "trained.db") as store:
+        synthetic.build_study(store, repeats=1)
+        store.export(root / "export.json", study="synth")
+        store.export(root / "export.csv", fmt="csv", study="synth")
+        _measured_study(store)
+    _quiet_main(["train", "-s", "tuned", "--predictor", "cart", "--db", str(root / "trained.db")])
+    with sqlite3.connect(root / "foreign.db") as conn:
+        conn.execute("CREATE TABLE people (name TEXT)")
+        conn.execute("INSERT INTO people VALUES ('ada')")
+    document = json.loads((root / "export.json").read_text())
+    document["studies"][0]["trials"] = document["studies"][0]["trials"][:3]
+    rows = list(csv.DictReader(io.StringIO((root / "export.csv").read_text())))
+    return {"root": root, "export": document, "csv": rows, "ior": json.loads(IOR_FIXTURE.read_text()),
+            "setup": {name: (root / name).read_bytes() for name in ("trained.db", "foreign.db")}}
+
+
+TUNED = """\
+name: tuned
+parameters:
+  - {name: transfer_size, type: size, levels: [64KiB, 4MiB], role: workload, layer: application}
+  - {name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio}
+  - {name: cb_nodes, type: integer, levels: [1, 2, 4, 8], role: system, layer: mpiio}
+"""
+
+
+def _measured_study(store) -> None:
+    """Study ``tuned``: every configuration once, its time a made-up function of the configuration."""
+    from iotune.space import Space
+    from tests.learn import synthetic
+
+    space = Space.from_text(TUNED)
+    study = store.create_study("tuned", space.to_yaml(), space.hash, {})
+    for configuration in space.enumerate():
+        config = configuration.to_dict()
+        seconds = 1.0 + config["cb_nodes"] / 8 + (config["romio_cb_write"] == "disable") + config["transfer_size"] / 2**22
+        trial = store.start_trial(study.id, config, configuration.key, configuration.workload_key, 0)
+        store.finish_trial(trial, synthetic.measurement(seconds))
+
+
+def _content(recipe, sources: dict) -> bytes:
+    if isinstance(recipe, str):
+        return recipe.encode("utf-8")
+    if isinstance(recipe, bytes):
+        return recipe
+    kind, *args = recipe
+    if kind == "fixture":
+        return _damage((REPO / args[0]).read_bytes(), *args[1:])
+    if kind == "setup":
+        data = sources["setup"][args[0]]
+        return _damage(data, *args[1:]) if len(args) > 1 else data
+    if kind in ("export", "ior"):
+        document = json.loads(json.dumps(sources[kind]))
+        if args[0] is not None:
+            (EXPORT_MUTATIONS if kind == "export" else IOR_MUTATIONS)[args[0]](document)
+        return export_text(document).encode()
+    if kind == "export-csv":
+        rows = [dict(row) for row in sources["csv"]]
+        rows[0]["seconds"] = "-5"
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        return out.getvalue().encode()
+    raise ValueError(kind)
+
+
+def _digests(directory: Path) -> dict[str, str]:
+    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+FAST = [case for case in CASES if not case.slow]
+SLOW = [case for case in CASES if case.slow]
+
+
+def _run(cases, root: Path, sources: dict) -> dict:
+    """Each case's result from one driver run, with the files of its directory that changed."""
+    listing, before = [], {}
+    for number, case in enumerate(cases):
+        directory = root / f"{number:03d}-{case.id}"
+        directory.mkdir()
+        for name, recipe in case.files.items():
+            (directory / name).parent.mkdir(parents=True, exist_ok=True)
+            (directory / name).write_bytes(_content(recipe, sources))
+        before[case.id] = (directory, _digests(directory))
+        listing.append({"id": case.id, "dir": str(directory), "argv": case.argv, "timeout": CASE_TIMEOUT})
+    (root / "cases.json").write_text(json.dumps(listing))
+    env = {key: value for key, value in os.environ.items() if not key.startswith("IOTUNE_")}
+    env.update(IOTUNE_PLAIN="1", IOTUNE_BADINPUT_MEMORY=str(MEMORY), PYTHONPATH=str(REPO / "src"))
+    subprocess.run([sys.executable, str(DRIVER), str(root / "cases.json"), str(root / "results.json")],
+                   cwd=root, env=env, timeout=CASE_TIMEOUT * 4 + 4 * len(cases), check=False)
+    results = {r["id"]: r for r in json.loads((root / "results.json").read_text())}
+    for case_id, (directory, digests) in before.items():
+        if case_id in results:
+            after = _digests(directory)
+            results[case_id]["changed"] = [name for name, digest in digests.items() if after.get(name) != digest]
+    return results
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory, sources) -> dict:
+    return _run(FAST, tmp_path_factory.mktemp("cases"), sources)
+
+
+@pytest.fixture(scope="module")
+def slow_outcomes(tmp_path_factory, sources) -> dict:
+    return _run(SLOW, tmp_path_factory.mktemp("slow-cases"), sources)
+
+
+def test_there_are_enough_cases():
+    kinds = {}
+    for case in CASES:
+        kinds[case.kind] = kinds.get(case.kind, 0) + 1
+    assert len(CASES) >= 150 and len({c.id for c in CASES}) == len(CASES)
+    assert set(kinds) == {"spec", "export", "db", "darshan", "ior", "workload", "option"}
+
+
+def test_memory_stayed_bounded(outcomes):
+    assert outcomes["__peak__"]["maxrss_kib"] * 1024 < MEMORY
+
+
+def check(case, result) -> None:
+    assert result is not None, "the driver died before this case (see the case before it)"
+    assert not result["hung"], f"still running after {CASE_TIMEOUT} s"
+    stderr = result["stderr"]
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    assert result["code"] == case.code, stderr
+    assert result["changed"] == [], f"input files changed: {result['changed']}"
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if case.code == 0:  # damage the format cannot notice: the normal output, and no error line
+        assert result["stdout"].strip() and not any(line.startswith("error:") for line in lines), stderr
+        return
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    assert case.fragment in lines[0]
+
+
+@pytest.mark.parametrize("case", FAST, ids=[c.id for c in FAST])
+def test_bad_input_gives_one_clear_line(case, outcomes):
+    check(case, outcomes.get(case.id))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", SLOW, ids=[c.id for c in SLOW])
+def test_damaged_darshan_log_gives_one_clear_line(case, slow_outcomes):
+    check(case, slow_outcomes.get(case.id))
