@@ -40,6 +40,8 @@ def run(
 
     if workload is not None and darshan is not None:
         raise IotuneError("give the workload once, with --workload")
+    if not 0.0 <= explore <= 1.0:  # checked before anything is said or read
+        raise IotuneError(f"--explore must be a probability between 0 and 1, got {explore}")
     values, described = workload_values_from(workload or darshan) if (workload or darshan) else (None, None)
     terminal = Terminal()
     with Store(db) as store:
