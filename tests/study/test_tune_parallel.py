@@ -28,7 +28,7 @@ def seconds_of(trial) -> float:
 
 class FakeWorkers:
     """``n`` workers that share the study's queue: at every call, they claim pending trials until ``n`` run,
-    then one of the running trials (drawn with ``seed``) finishes.  Records what was in flight each time."""
+    then one or two of the running trials (drawn with ``seed``) finish.  Records what was in flight each time."""
 
     def __init__(self, store, study: str, n: int, seed: int = 0, stop_after: int | None = None):
         self.store, self.study, self.n = store, study, n
@@ -49,8 +49,8 @@ class FakeWorkers:
             if trial is None:
                 break
             running.append(trial)
-        if running:
-            trial = running[self.random.randrange(len(running))]
+        for _ in range(min(len(running), self.random.choice((1, 1, 2)))):
+            trial = running.pop(self.random.randrange(len(running)))
             seconds = seconds_of(trial)
             phase = PhaseResult("write", 2**24, seconds, 0.0, seconds, 0.0, 1)
             self.store.finish_trial(trial.id, Measurement("COMPLETE", [phase], wall_seconds=seconds),

@@ -220,8 +220,20 @@ class Tuner:
     def _loop(self, engine, result: TuneResult) -> None:
         """Keep up to ``workers`` runs in flight until the budget is spent; make a Step of each outcome."""
         reasons: dict[tuple[str, int], str] = {}
+        watching: list[tuple[str, int]] = []  # the runs in flight at the last look, in queue order
         while True:
-            done, flight, invalid = self._state()
+            done, flight, invalid, finished = self._state()
+            newly = [finished[item] for item in watching if item in finished and finished[item].state != "INVALID"]
+            if newly:
+                so_far = self._summarise(result, engine, done) if self.on_step is not None else None
+                for k, trial in enumerate(newly):
+                    value = self.objective.run_value(trial) if trial.state == "COMPLETE" and trial.phases else None
+                    reason = reasons.pop((trial.config_key, trial.repeat), "queued before this tuner (re)started")
+                    step = Step(len(done) - len(newly) + k + 1, self.candidates[self.index[trial.config_key]],
+                                reason, value)
+                    result.steps.append(step)
+                    if self.on_step is not None:
+                        self.on_step(step, so_far)
             result.runs = len(done)
             free = min(self.workers - len(flight), self.budget - len(done) - len(flight))
             picks = self._propose(engine, done, invalid, [i for i, _ in flight], free) if free > 0 else []
@@ -233,28 +245,20 @@ class Tuner:
                 reasons[queued] = reason
                 if self.on_queue is not None:
                     self.on_queue(self.candidates[pick], reason, len(flight))
+            watching = [item for _, item in flight]
             if not flight:
                 if free > 0 and not picks:
                     result.notes.append("stopped early: no configuration is left that could improve on the best")
                 if free <= 0 or not picks:
                     return
                 continue
-            finished = self._wait(flight)
-            if not finished:
-                continue
-            so_far = self._summarise(result, engine, self._observations()) if self.on_step is not None else None
-            for k, trial in enumerate(finished):
-                value = self.objective.run_value(trial) if trial.state == "COMPLETE" and trial.phases else None
-                reason = reasons.pop((trial.config_key, trial.repeat), "queued before this tuner (re)started")
-                step = Step(len(done) + k + 1, self.candidates[self.index[trial.config_key]], reason, value)
-                result.steps.append(step)
-                if self.on_step is not None:
-                    self.on_step(step, so_far)
+            self._wait(watching)
 
     def _state(self):
         """The target's runs in queue order: finished ones as (candidate index, value or None if failed), those
-        in flight (PENDING or RUNNING) as (candidate index, (key, repeat)), and candidates recorded INVALID."""
-        done, flight, invalid = [], [], []
+        in flight (PENDING or RUNNING) as (candidate index, (key, repeat)), the candidates recorded INVALID,
+        and the finished trials (INVALID too) by (key, repeat)."""
+        done, flight, invalid, finished = [], [], [], {}
         trials = [t for t in self.study.trials() if t.workload_key == self.workload_key and t.config_key in self.index]
         for trial in sorted(trials, key=lambda t: (t.seq is None, t.seq or 0, t.id)):
             index = self.index[trial.config_key]
@@ -265,7 +269,9 @@ class Tuner:
                 flight.append((index, (trial.config_key, trial.repeat)))
             elif trial.state == "INVALID":
                 invalid.append(index)
-        return done, flight, invalid
+            if trial.state in ("COMPLETE", "FAILED", "INVALID"):
+                finished[(trial.config_key, trial.repeat)] = trial
+        return done, flight, invalid, finished
 
     def _propose(self, engine, done, invalid, pending: list[int], free: int) -> list[tuple[int, str]]:
         """Up to ``free`` (candidate, reason) to queue next, none of them in flight (``pending``).
@@ -375,18 +381,15 @@ class Tuner:
                                             "benchmark": benchmark.to_dict()}])
         return configuration.key, repeat
 
-    def _wait(self, flight: list[tuple[int, tuple[str, int]]]) -> list:
-        """The trials in flight that have finished, in queue order, once at least one has (run here by the
-        worker, if any, else by workers elsewhere: the store is the only channel)."""
-        wanted = [item for _, item in flight]
+    def _wait(self, wanted: list[tuple[str, int]]) -> None:
+        """Until at least one of the ``wanted`` (key, repeat) runs has finished: run queued trials here with the
+        worker, if any, else wait for workers elsewhere (the store is the only channel)."""
         keys = sorted({key for key, _ in wanted})
         while True:
             ran = self.worker.run_one() if self.worker is not None else False
-            found = {(t.config_key, t.repeat): t for t in self.store.trials(self.study.id, config_keys=keys)}
-            finished = [found[item] for item in wanted
-                        if item in found and found[item].state in ("COMPLETE", "FAILED", "INVALID")]
-            if finished:
-                return [t for t in finished if t.state != "INVALID"]
+            found = {(t.config_key, t.repeat): t.state for t in self.store.trials(self.study.id, config_keys=keys)}
+            if any(found.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted):
+                return
             if ran:
                 continue
             if self.on_wait is not None:
