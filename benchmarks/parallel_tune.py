@@ -1,6 +1,7 @@
 """``iotune tune`` with 1 and with 3 workers: the same quality within the same number of runs, in less wall time?
 
     .venv/bin/python benchmarks/parallel_tune.py [--budget 10] [--seeds 2] [--workers 1 3] [--tables hints testbed]
+                                                 [--clock real|virtual] [--scale 0.3] [--no-prior] [--targets N]
 
 Issue 11's measure of parallel tuning.  The objective is a replayed ground truth (data/ground_truth: the MPI-IO
 hints table, 12 workloads x their hint configurations, and the testbed table, 18 workloads x 12 storage
@@ -10,10 +11,16 @@ tuner reads without the target's own runs).  The real :class:`iotune.study.tune.
 N worker threads (the real :class:`iotune.study.Worker`, as ``iotune worker`` runs it) claim the runs from a
 SQLite store and replay them, each sleeping for the recorded I/O time x ``--scale``, so that a slow
 configuration takes longer and wall time means something.  The tuning ends when its budget is spent.
+With ``--clock virtual`` no thread sleeps: the N workers run on a virtual clock, each run lasting its recorded
+time x a log-normal jitter drawn from the seed, and the run that ends first finishes first (the same tuner,
+store and queue; the wall time is then the virtual makespan, without the controller's own overhead).  With
+real threads the seed changes little (the tuner's draws matter only without a prior; the order runs finish in
+follows their recorded times); with the virtual clock it also draws the jitter, hence the order.
 
 Printed per table and N, over targets x seeds: the share of targets whose declared best is within 5% of the
 table's optimum for that workload, the median and 90th percentile regret (true value of the pick / optimum - 1)
-at the same number of runs, the mean wall time of one tuning and the sum of the trials' sleep.  A worker's trial
+at the same number of runs, the mean wall time of one tuning and the sum of its runs' recorded times (the
+configurations a tuning picks decide how long its runs take).  A worker's trial
 time is the table's median repeat (what the replay runner returns), so "true" values are those.
 """
 
@@ -112,9 +119,59 @@ class Workers:
             raise self.errors[0]
 
 
+class VirtualQueue:
+    """``n`` workers on a virtual clock (no sleep): when the tuner waits, the workers claim queued runs until
+    ``n`` run, each lasting its recorded I/O time x a log-normal jitter (sigma ``jitter``, drawn with ``seed``),
+    and the run that ends first finishes.  ``clock`` is the virtual time (s) when the last run ended."""
+
+    def __init__(self, store, spec, table, n: int, seed: int, jitter: float = 0.2):
+        import random
+
+        self.store, self.n, self.jitter = store, n, jitter
+        self.runner, _ = replay(spec, table, Path("."), 0.0)
+        self.spec, self.table = spec, table
+        self.random = random.Random(seed)
+        self.ends: dict[int, float] = {}  # running trial id -> virtual end time
+        self.clock = 0.0
+
+    def __call__(self) -> None:
+        while len(self.ends) < self.n:
+            trial = self.store.claim("target", f"virtual-{len(self.ends)}_0_0_0_0")
+            if trial is None:
+                break
+            configuration = self.spec.space.configuration(trial.config)
+            seconds = _seconds(self.spec, self.table, configuration) or 0.0
+            self.ends[trial.id] = self.clock + seconds * self.random.lognormvariate(0.0, self.jitter)
+        if not self.ends:
+            return
+        trial_id = min(self.ends, key=lambda k: (self.ends[k], k))
+        self.clock = self.ends.pop(trial_id)
+        trial = self.store.get_trial(trial_id)
+        storage = (_key(storage_config(self.spec.space, self.spec.space.configuration(trial.config),
+                                       self.spec.storage).to_dict()) if self.spec.uses_testbed else "")
+        self.runner.storage = storage
+        measurement = self.runner.run(BenchmarkSpec.from_dict(trial.benchmark), Path("."))
+        self.store.finish_trial(trial_id, measurement, owner=trial.owner)
+
+
+def tune_virtual(template: Path, work: Path, spec, table, target: dict, budget: int, workers: int, seed: int,
+                 use_prior: bool = True) -> tuple[str, float, float]:
+    """One tuning of ``target`` on a virtual clock: (declared best's key, virtual makespan in s, the runs' time)."""
+    path = work / f"virtual-{workers}-{seed}.sqlite"
+    shutil.copyfile(template, path)
+    with Store(path) as store:
+        queue = VirtualQueue(store, spec, table, workers, seed)
+        prior = (Study.open(store, "prior"),) if use_prior else ()
+        result = Tuner(Study.open(store, "target"), None, target, budget, objective=Objective("time"),
+                       prior_studies=prior, seed=seed, workers=workers, on_wait=queue, poll_s=0.0).run()
+        busy = sum(t.io_seconds for t in store.trials("target") if t.state == "COMPLETE")
+    path.unlink()
+    return (None if result.best is None else result.best.configuration.key), queue.clock, busy
+
+
 def tune_once(template: Path, work: Path, spec, table, target: dict, budget: int, workers: int, seed: int,
               scale: float, use_prior: bool = True) -> tuple[str, float, float]:
-    """One tuning of ``target``: (declared best's key, wall time in s, the trials' total sleep in s)."""
+    """One tuning of ``target``: (declared best's key, wall time in s, the runs' recorded time in s)."""
     path = work / f"run-{workers}-{seed}.sqlite"
     shutil.copyfile(template, path)
     with Store(path) as store:
@@ -128,7 +185,7 @@ def tune_once(template: Path, work: Path, spec, table, target: dict, budget: int
         pool.join()
         runs = [t for t in store.trials("target") if t.state == "COMPLETE"]
     path.unlink()
-    slept = sum(t.wall_seconds or 0.0 for t in runs)
+    slept = sum(t.io_seconds for t in runs)
     return (None if result.best is None else result.best.configuration.key), wall, slept
 
 
@@ -140,13 +197,17 @@ def main() -> None:
     parser.add_argument("--tables", nargs="+", default=list(TABLES), choices=list(TABLES))
     parser.add_argument("--scale", type=float, default=0.3, help="sleep = recorded I/O time x this")
     parser.add_argument("--targets", type=int, default=None, help="only the first N workloads of each table")
+    parser.add_argument("--clock", choices=("real", "virtual"), default="real", help="real: worker threads that "
+                        "sleep; virtual: a virtual clock, each run's time jittered by the seed (fast, no sleep)")
     parser.add_argument("--no-prior", action="store_true", help="tune each target from nothing (no other "
                         "workload's runs): the seed then draws the space-filling start")
     args = parser.parse_args()
-    print(f"budget {args.budget} runs, seeds {args.seeds}, sleep = recorded I/O time x {args.scale}, "
+    print(f"budget {args.budget} runs, seeds {args.seeds}, "
+          + ("virtual clock: run time = recorded I/O time x log-normal jitter (sigma 0.2), " if args.clock == "virtual"
+             else f"sleep = recorded I/O time x {args.scale}, ")
           + ("no prior" if args.no_prior else "prior: the table's other workloads"))
     print("| table | N | targets x seeds | within 5% | median regret | p90 regret | wall per tuning (s) "
-          "| trials' sleep per tuning (s) |")
+          "| runs' recorded time per tuning (s) |")
     print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="iotune-parallel-tune-") as tmp:
         work = Path(tmp)
@@ -161,8 +222,12 @@ def main() -> None:
                 regrets, walls, sleeps = [], [], []
                 for target in targets:
                     for seed in range(args.seeds):
-                        best, wall, slept = tune_once(template, work, spec, table, target, args.budget, n, seed,
-                                                      args.scale, use_prior=not args.no_prior)
+                        if args.clock == "virtual":
+                            best, wall, slept = tune_virtual(template, work, spec, table, target, args.budget, n,
+                                                             seed, use_prior=not args.no_prior)
+                        else:
+                            best, wall, slept = tune_once(template, work, spec, table, target, args.budget, n, seed,
+                                                          args.scale, use_prior=not args.no_prior)
                         workload_key = spec.space.configuration(target).workload_key
                         optimum = min(v for c in spec.space.full_factorial() if c.workload_key == workload_key
                                       and (v := truth[c.key]) is not None)
