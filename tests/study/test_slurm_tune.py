@@ -75,3 +75,27 @@ def test_a_tuning_left_mid_way_resumes_without_queueing_again_what_was_in_flight
     assert {t.id: (t.config_key, t.repeat) for t in found if t.id in left} == left  # finished, not queued again
     assert ran(worker_logs(tmp_path)) == Counter({t.id: 1 for t in found})
     assert json.loads(resumed.stdout)["runs"] == 12
+
+
+def test_three_workers_tune_as_well_as_one_within_the_same_runs_in_less_time(slurm, new_postgres_database,
+                                                                             tmp_path):
+    """Issue 11's claim on the cluster, the ground truth replayed: 9 runs of 12 candidates, no prior."""
+    url = new_postgres_database()
+
+    def tuned(study, workers):
+        done = iotune("tune", GROUND_TRUTH / "testbed_ground_truth.yaml", "--study", study, "--db", url, "--budget",
+                      "9", "--workload", WORKLOAD, "--runner", f"replay:{GROUND_TRUTH / 'testbed_ground_truth.csv'}",
+                      "--replay-scale", "2", "--executor", "slurm", "--workers", str(workers), "--format", "json",
+                      slurm=slurm, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        found = trials(url, study)
+        span = (max(datetime.fromisoformat(t.finished_at) for t in found)
+                - min(datetime.fromisoformat(t.started_at) for t in found)).total_seconds()
+        return json.loads(done.stdout), found, span
+
+    serial, serial_runs, serial_span = tuned("one", 1)
+    parallel, parallel_runs, parallel_span = tuned("three", 3)
+    assert len(serial_runs) == len(parallel_runs) == 9
+    assert most_at_once(serial_runs) == 1 and most_at_once(parallel_runs) == 3
+    assert parallel["best"]["mean"] <= serial["best"]["mean"] * 1.05
+    assert parallel_span < 0.8 * serial_span
