@@ -6,8 +6,25 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import prepare_scratch, run_campaign, runner_and_storage
-from iotune.cli.options import DB, MPIEXEC
+from iotune.cli.common import (
+    executor_job,
+    prepare_scratch,
+    run_campaign,
+    runner_and_storage,
+)
+from iotune.cli.options import (
+    DB,
+    EXECUTOR,
+    GRACE,
+    JOB_SETUP,
+    MPIEXEC,
+    NODES_PER_TRIAL,
+    PARTITION,
+    REPLAY_SCALE,
+    SBATCH_OPTION,
+    TIME_LIMIT,
+    WORKERS,
+)
 from iotune.cli.terminal import Terminal
 
 SAMPLER_HELP = ("How configurations are chosen (default: the spec's, else full): full, random, lhs, screening, "
@@ -34,26 +51,11 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
                                          "(e.g. 0.05); --repeats is then the cap."),
           confidence: float = typer.Option(0.95, "--confidence", help="Confidence level for --adaptive."),
           min_repeats: int = typer.Option(3, "--min-repeats", help="Repeats before --adaptive may stop."),
-          executor: str = typer.Option("local", "--executor", help="local (trials run in this process) or slurm "
-                                       "(a Slurm job array of --workers workers; needs a PostgreSQL --db)."),
-          workers: int = typer.Option(None, "--workers", min=1, help="With --executor slurm: workers (array tasks); "
-                                      "a sampler that proposes one configuration at a time proposes this many."),
-          partition: str = typer.Option(None, "--partition", help="With --executor slurm: the partition."),
-          time_limit: str = typer.Option(None, "--time-limit", help="With --executor slurm: each worker's time "
-                                         "limit (Slurm's format: 30, 2:00:00, 1-12)."),
-          nodes_per_trial: int = typer.Option(1, "--nodes-per-trial", min=1, help="With --executor slurm: nodes "
-                                              "of each worker's allocation; a trial's MPI ranks span them."),
-          sbatch_option: list[str] = typer.Option(None, "--sbatch-option", help="With --executor slurm: one more "
-                                                  "#SBATCH line, e.g. --account=proj (repeatable)."),
-          job_setup: list[str] = typer.Option(None, "--job-setup", help="With --executor slurm: a shell line the "
-                                              "job runs before the worker, e.g. 'module load mpich' (repeatable)."),
-          grace: float = typer.Option(None, "--grace", min=1, help="With --executor slurm: seconds without a "
-                                      "heartbeat after which a worker's trial is taken over (default 120)."),
-          replay_scale: float = typer.Option(1.0, "--replay-scale", min=0, help="With --runner replay:TABLE.csv: "
-                                             "sleep this times each recorded trial's I/O time."),
+          executor: str = EXECUTOR, workers: int = WORKERS, partition: str = PARTITION, time_limit: str = TIME_LIMIT,
+          nodes_per_trial: int = NODES_PER_TRIAL, sbatch_option: list[str] = SBATCH_OPTION,
+          job_setup: list[str] = JOB_SETUP, grace: float = GRACE, replay_scale: float = REPLAY_SCALE,
           mpiexec: str = MPIEXEC, db: str = DB) -> None:
     """Measure a spec's configurations (chosen by its sampler), with repeats, into the store; resumable."""
-    from iotune.errors import IotuneError
     from iotune.spec import load_spec
 
     loaded = load_spec(spec).with_campaign(
@@ -63,24 +65,15 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
     study = study or loaded.name
     if resume:
         refuse_testbed_resume(db, study, loaded)
-    if executor == "slurm":
+    job = executor_job(executor, workers, partition, time_limit, nodes_per_trial, sbatch_option, job_setup, grace)
+    if job is not None:
         from iotune.cli.slurm_executor import measure_on_slurm
-        from iotune.study.slurm import SlurmJob
 
-        job = SlurmJob(workers or 1, partition, time_limit, nodes_per_trial, tuple(sbatch_option or ()),
-                       tuple(job_setup or ()))
         measure_on_slurm(loaded, study, db, job, resume=resume, retry_failed=retry_failed, scratch=scratch,
                          runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale, grace=grace)
-    elif executor == "local":
-        slurm_only = [name for name, value in (("--workers", workers), ("--partition", partition),
-                                               ("--time-limit", time_limit), ("--sbatch-option", sbatch_option),
-                                               ("--job-setup", job_setup), ("--grace", grace)) if value]
-        if slurm_only or nodes_per_trial != 1:
-            raise IotuneError(f"{', '.join(slurm_only or ['--nodes-per-trial'])} only apply with --executor slurm")
+    else:
         measure_spec(loaded, study, db, resume=resume, retry_failed=retry_failed, scratch=scratch, runner=runner,
                      timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale)
-    else:
-        raise IotuneError(f"--executor must be local or slurm, got {executor!r}")
     Terminal().info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
 
 

@@ -114,6 +114,25 @@ def storage_provider(spec, runner_kind: str, timeout: float, mpiexec: str | None
     return provider
 
 
+def executor_job(executor: str, workers: int | None, partition: str | None, time_limit: str | None,
+                 nodes_per_trial: int, sbatch_options, setup, grace: float | None):
+    """The Slurm job of ``--executor slurm`` (a :class:`iotune.study.slurm.SlurmJob`), or None for ``local``;
+    an IotuneError when a Slurm-only option is given to the local executor or the executor is unknown."""
+    if executor == "slurm":
+        from iotune.study.slurm import SlurmJob
+
+        return SlurmJob(workers or 1, partition, time_limit, nodes_per_trial, tuple(sbatch_options or ()),
+                        tuple(setup or ()))
+    if executor != "local":
+        raise IotuneError(f"--executor must be local or slurm, got {executor!r}")
+    slurm_only = [name for name, value in (("--workers", workers), ("--partition", partition),
+                                           ("--time-limit", time_limit), ("--sbatch-option", sbatch_options),
+                                           ("--job-setup", setup), ("--grace", grace)) if value]
+    if slurm_only or nodes_per_trial != 1:
+        raise IotuneError(f"{', '.join(slurm_only or ['--nodes-per-trial'])} only apply with --executor slurm")
+    return None
+
+
 def run_campaign(campaign, terminal: Terminal | None = None, label: str | None = None):
     """Run a prepared campaign (:func:`iotune.study.measure.prepare`) with a progress bar; print its summary.
 

@@ -107,22 +107,24 @@ class SlurmExecutor:
             cancel(self.job_id, pending_only=True)
 
 
-def measure_on_slurm(spec, study: str, db: str | None, job: SlurmJob, *, resume: bool = False,
-                     retry_failed: bool = False, scratch: Path | None = None, runner: str = "builtin",
-                     timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
-                     grace: float | None = None, log_dir: Path | None = None, terminal: Terminal | None = None):
-    """Run ``spec``'s campaign in ``study`` with ``job.workers`` Slurm workers; returns the campaign's report."""
-    from iotune.store import Store
+def shared_store_url(db: str | None) -> str:
+    """The store's URL for workers on other nodes (PostgreSQL; SQLite is refused), once Slurm's clients are
+    known to be here."""
     from iotune.store.engine import normalize_url
-    from iotune.study.measure import prepare
 
-    terminal = terminal or Terminal()
     url = normalize_url(db if db is not None else os.environ.get("IOTUNE_DB"))
     if url.startswith("sqlite"):
         raise IotuneError("--executor slurm needs a store every node reaches: a PostgreSQL URL (--db "
                           "postgresql+psycopg://user@host/db, after pip install 'iotune[postgres]'); SQLite's locks "
                           "do not hold across hosts")
     check_clients()
+    return url
+
+
+def worker_command(spec, study: str, job: SlurmJob, *, runner: str = "builtin", timeout: float = 600.0,
+                   scratch: Path | None = None, mpiexec: str | None = None, replay_scale: float = 1.0,
+                   grace: float | None = None) -> list[str]:
+    """The ``iotune worker`` command each task of the job runs for ``study`` (of ``spec``)."""
     # An idle worker asks the store at most every poll_max seconds: together the workers ask about
     # EMPTY_POLLS_PER_S times a second, and a small campaign's workers wake within 0.1 s of a new round.
     poll_max = max(0.1, job.workers / EMPTY_POLLS_PER_S)
@@ -144,11 +146,32 @@ def measure_on_slurm(spec, study: str, db: str | None, job: SlurmJob, *, resume:
         command += ["--mpiexec", mpiexec]
     if grace is not None:
         command += ["--grace", str(grace)]
+    return command
+
+
+def log_directory(log_dir: Path | None) -> Path:
+    """Where the job's scripts and the workers' output go (default: ./iotune-slurm), created."""
     log_dir = Path(log_dir or Path.cwd() / "iotune-slurm").absolute()
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise IotuneError(f"cannot use {log_dir} for the workers' scripts and logs: {error.strerror}") from None
+    return log_dir
+
+
+def measure_on_slurm(spec, study: str, db: str | None, job: SlurmJob, *, resume: bool = False,
+                     retry_failed: bool = False, scratch: Path | None = None, runner: str = "builtin",
+                     timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
+                     grace: float | None = None, log_dir: Path | None = None, terminal: Terminal | None = None):
+    """Run ``spec``'s campaign in ``study`` with ``job.workers`` Slurm workers; returns the campaign's report."""
+    from iotune.store import Store
+    from iotune.study.measure import prepare
+
+    terminal = terminal or Terminal()
+    url = shared_store_url(db)
+    command = worker_command(spec, study, job, runner=runner, timeout=timeout, scratch=scratch, mpiexec=mpiexec,
+                             replay_scale=replay_scale, grace=grace)
+    log_dir = log_directory(log_dir)
     env = {**os.environ, "IOTUNE_DB": url}
     with Store(url) as store:
         executor = SlurmExecutor(store, study, job, command, env, log_dir, terminal, resume=resume)

@@ -9,8 +9,20 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import make_runner, prepare_scratch, storage_provider
-from iotune.cli.options import DB, MPIEXEC
+from iotune.cli.common import executor_job, prepare_scratch, runner_and_storage
+from iotune.cli.options import (
+    DB,
+    EXECUTOR,
+    GRACE,
+    JOB_SETUP,
+    MPIEXEC,
+    NODES_PER_TRIAL,
+    PARTITION,
+    REPLAY_SCALE,
+    SBATCH_OPTION,
+    TIME_LIMIT,
+    WORKERS,
+)
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
 
@@ -29,15 +41,21 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                                                                    "(repeatable)."),
          seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
-         runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py) or ior."),
+         runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py), ior, or "
+                                    "replay:TABLE.csv (recorded trials looked up, a stand-in for the storage)."),
          timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a run is killed and failed."),
          fmt: str = typer.Option("table", "--format", "-f", help="table or json (a summary on stdout)."),
+         resume: bool = typer.Option(False, "--resume", help="With --executor slurm: re-attach to the study's "
+                                     "Slurm job while it runs (a tuning always continues from its runs in the store; "
+                                     "runs in flight are waited for, not queued again)."),
+         executor: str = EXECUTOR, workers: int = WORKERS, partition: str = PARTITION, time_limit: str = TIME_LIMIT,
+         nodes_per_trial: int = NODES_PER_TRIAL, sbatch_option: list[str] = SBATCH_OPTION,
+         job_setup: list[str] = JOB_SETUP, grace: float = GRACE, replay_scale: float = REPLAY_SCALE,
          mpiexec: str = MPIEXEC, db: str = DB) -> None:
     """Tune one workload within a budget of runs: measure, learn from the store, declare the best with its gain."""
     from iotune.profile import workload_values_from
     from iotune.store import Store
     from iotune.study import Objective, Study
-    from iotune.study.tune import Tuner
 
     check_format(fmt)
     if fmt == "csv":
@@ -48,8 +66,15 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
     if (spec is None) == (not command):
         raise IotuneError("give a spec to tune the benchmark, or --study and the command after -- to tune an "
                           "application")
+    job = executor_job(executor, workers, partition, time_limit, nodes_per_trial, sbatch_option, job_setup, grace)
+    if job is not None and command:
+        raise IotuneError("--executor slurm tunes a spec's benchmark; an application given after -- runs here")
     values = workload_values_from(workload)[0] if workload else {}
     terminal = Terminal()
+    if job is not None:
+        from iotune.cli.slurm_executor import shared_store_url
+
+        db = shared_store_url(db)
     with Store(db) as store:
         if command:
             if study is None:
@@ -76,30 +101,79 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         priors += [Study.open(store, name) for name in prior]
         target = Study.open_or_create(store, tune_study, tuned_spec, resume=True,
                                       settings={"sampler": "tune", "objective": objective})
-        scratch = prepare_scratch(scratch)
-        if command:
-            from iotune.apply.command import CommandRunner
-
-            run = CommandRunner(command, timeout=timeout)
-            storage = None
+        tuning = dict(objective=Objective(objective), prior_studies=tuple(priors), seed=seed,
+                      on_step=lambda step, so_far: show_step(terminal, step, so_far, budget))
+        if job is not None:
+            result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
+                                    scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec,
+                                    replay_scale=replay_scale, grace=grace)
         else:
-            run = make_runner(runner, timeout, mpiexec)
-            storage = storage_provider(tuned_spec, runner, timeout, mpiexec)
-        from iotune.bench.platform import platform_info
-        from iotune.study import Worker
-
-        worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
-        try:
-            tuner = Tuner(target, worker, values, budget, objective=Objective(objective), prior_studies=tuple(priors),
-                          seed=seed, on_step=lambda step, so_far: show_step(terminal, step, so_far, budget))
-            terminal.info(f"tuning {_describe_workload(values) or 'the default workload'} in study {target.name}: "
-                          f"{len(tuner.candidates)} candidate configurations, budget {budget} runs, objective "
-                          f"{objective}; prior: {_prior_text(tuner)}")
-            result = tuner.run()
-        finally:
-            worker.close()
-            run.close()
+            result = _tune_here(terminal, target, values, budget, tuning, command=command, scratch=scratch,
+                                runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale)
     _show_result(terminal, result, target, fmt, command)
+
+
+def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: dict, *, command: list[str], scratch,
+               runner: str, timeout: float, mpiexec: str | None, replay_scale: float):
+    """Tune with the runs measured in this process, one at a time."""
+    from iotune.bench.platform import platform_info
+    from iotune.study import Worker
+    from iotune.study.tune import Tuner
+
+    scratch = prepare_scratch(scratch)
+    if command:
+        from iotune.apply.command import CommandRunner
+
+        run, storage = CommandRunner(command, timeout=timeout), None
+    else:
+        run, storage = runner_and_storage(target.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale)
+    worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
+    try:
+        tuner = Tuner(target, worker, values, budget, **tuning)
+        _announce(terminal, tuner, target, values, budget)
+        return tuner.run()
+    finally:
+        worker.close()
+        run.close()
+
+
+def _tune_on_slurm(terminal: Terminal, store, url: str, target, job, values: dict, budget: int, tuning: dict, *,
+                   resume: bool, scratch, runner: str, timeout: float, mpiexec: str | None, replay_scale: float,
+                   grace: float | None):
+    """Tune with ``job.workers`` runs in flight, run by a Slurm job array of ``iotune worker`` tasks (as
+    ``iotune bench --executor slurm``): this process holds the study's lease, proposes and waits on the store."""
+    import os
+
+    from iotune.cli.slurm_executor import SlurmExecutor, log_directory, worker_command
+    from iotune.study.tune import Tuner
+    from iotune.study.worker import GRACE_S
+
+    command = worker_command(target.spec, target.name, job, runner=runner, timeout=timeout, scratch=scratch,
+                             mpiexec=mpiexec, replay_scale=replay_scale, grace=grace)
+    env = {**os.environ, "IOTUNE_DB": url}
+    executor = SlurmExecutor(store, target.name, job, command, env, log_directory(None), terminal, resume=resume)
+    tuner = Tuner(target, None, values, budget, workers=job.workers, on_start=executor.start, on_wait=executor.wait,
+                  on_queue=lambda configuration, reason, flight: terminal.info(
+                      f"queued: {configuration.describe() or 'defaults'} ({flight} in flight)  [{reason}]"),
+                  poll_s=0.25, grace_s=grace or GRACE_S, **tuning)
+    _announce(terminal, tuner, target, values, budget)
+    terminal.info(f"study {target.name}: controller here, {job.workers} workers in Slurm, store {store!r}")
+    try:
+        result = tuner.run()
+    except KeyboardInterrupt:
+        if executor.job_id is not None:
+            terminal.info(f"left the tuning: Slurm job {executor.job_id} finishes the runs already queued, then its "
+                          f"workers leave. Watch: iotune status --study {target.name} --follow; continue: the same "
+                          "command with --resume (re-attaches to the job while it runs)")
+        raise
+    executor.finish()
+    return result
+
+
+def _announce(terminal: Terminal, tuner, target, values: dict, budget: int) -> None:
+    terminal.info(f"tuning {_describe_workload(values) or 'the default workload'} in study {target.name}: "
+                  f"{len(tuner.candidates)} candidate configurations, budget {budget} runs, objective "
+                  f"{tuner.objective.name}; prior: {_prior_text(tuner)}")
 
 
 def _with_processes(values: dict, command: list[str], space) -> dict:

@@ -1,8 +1,9 @@
 """The budgeted tuner: the best configuration of one workload within a few real runs, and how sure it is.
 
-``iotune tune`` measures one configuration at a time through the same queue and
-workers as a campaign (a run is one trial), choosing each next run from
-everything known (:class:`iotune.transfer.TransferTuner`):
+``iotune tune`` measures through the same queue and workers as a campaign (a run
+is one trial), one configuration at a time here, or ``workers`` at once by
+workers elsewhere (a Slurm job array), choosing each next run from everything
+known (:class:`iotune.transfer.TransferTuner`):
 
 - the *prior*: every other workload's runs in the store (the study itself and
   any ``prior_studies``), paper 000's shared database taken further;
@@ -14,24 +15,36 @@ run again continues where it stopped: the runs are read back from the store.
 The budget counts the target workload's runs in the study, so running the same
 tuning twice spends it once.  The default configuration is measured first (it
 is the baseline a gain is stated against).
+
+With several workers the tuner keeps that many runs in flight: whenever one
+finishes it proposes for the free slots, telling the engine the runs in flight
+as pending (see :meth:`Tuner._propose`), so no candidate runs twice at once.
+What it proposes depends only on the runs finished and in flight, both read
+from the store (the only channel to the workers); runs in flight when a tuning
+was left are waited for, not queued again, so the budget is spent once.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from iotune.errors import IotuneError, SpaceError
+from iotune.owner import owner_is_dead, process_owner
 from iotune.space import Configuration
 from iotune.spec.mapping import benchmark_spec
 from iotune.study.objective import Objective
-from iotune.study.study import Study
-from iotune.study.worker import Worker, wait_for_trials
+from iotune.study.renewal import Renewal
+from iotune.study.study import Study, StudyError
+from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before
 
 MAX_CANDIDATES = 50_000
+POLL_S = 1.0
+"""Seconds between looks at the store while runs are in flight elsewhere."""
 Z95 = 1.959963984540054
 
 
@@ -135,13 +148,28 @@ class Tuner:
 
     ``prior_studies`` add other studies' runs (same parameter names) to the
     prior; ``on_step(step, result_so_far)`` is called after every run.
+
+    ``workers``: runs kept in flight at once (trials run by workers elsewhere,
+    e.g. a Slurm job array, that claim them from the store).  While the tuner
+    runs it holds the study's controller lease, as a campaign does, so that
+    idle workers wait for its next proposals instead of leaving.
+    ``on_start()`` is called once the lease is held, ``on_wait()`` every
+    ``poll_s`` seconds while it waits for an outcome (an executor starts and
+    checks its workers there, and may raise to end the tuning), and
+    ``on_queue(configuration, reason, in_flight)`` when a run is queued.
     """
 
     def __init__(self, study: Study, worker: Worker | None, workload: dict, budget: int, *,
                  objective: Objective | None = None, prior_studies: tuple[Study, ...] = (), seed: int = 0,
-                 on_step: Callable[[Step, TuneResult], None] | None = None, engine_options: dict | None = None):
+                 on_step: Callable[[Step, TuneResult], None] | None = None, engine_options: dict | None = None,
+                 workers: int = 1, on_start: Callable[[], None] | None = None,
+                 on_wait: Callable[[], None] | None = None,
+                 on_queue: Callable[[Configuration, str, int], None] | None = None,
+                 poll_s: float = POLL_S, grace_s: float = GRACE_S):
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise TuneError(f"the budget is a number of runs >= 1, got {budget!r}")
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise TuneError(f"workers is a number of runs in flight >= 1, got {workers!r}")
         self.study = study
         self.store = study.store
         self.space = study.space
@@ -153,6 +181,10 @@ class Tuner:
         self.seed = seed
         self.on_step = on_step
         self.engine_options = dict(engine_options or {})
+        self.workers = workers
+        self.on_start, self.on_wait, self.on_queue = on_start, on_wait, on_queue
+        self.poll_s, self.grace_s = poll_s, grace_s
+        self.owner = worker.owner if worker is not None else process_owner()
         self.candidates = workload_configurations(self.space, self.workload, seed=seed)
         if not self.candidates:
             raise TuneError(f"no valid configuration for workload {self.workload} in space {self.space.name!r}")
@@ -161,7 +193,12 @@ class Tuner:
         self.workload_key = self.default.workload_key
 
     def run(self) -> TuneResult:
-        """Run until the budget is spent or the engine has nothing worth running; returns the result."""
+        """Run until the budget is spent or the engine has nothing worth running; returns the result.
+
+        Holds the study's controller lease meanwhile (StudyError when a live
+        process holds it).  Runs already in flight in the store (a tuning that
+        was left or died) are waited for, never queued again.
+        """
         from iotune.transfer import TransferTuner
 
         prior, labels = self._prior()
@@ -170,28 +207,123 @@ class Tuner:
                                **self.engine_options)
         result = TuneResult(self.objective.name, self.budget, 0, None, None, candidates=len(self.candidates),
                             prior_workloads=len(set(labels)))
-        while True:
-            observations = self._observations()
-            result.runs = len(observations)
-            if result.runs >= self.budget:
-                break
-            if self.default.key not in {self.candidates[i].key for i, _ in observations} \
-                    and self.default.key in self.index:
-                pick, reason = self.index[self.default.key], "the default configuration: the baseline to beat"
-            else:
-                chosen = engine.suggest(observations, 1)
-                if not chosen:
-                    result.notes.append("stopped early: no configuration is left that could improve on the best")
-                    break
-                pick = chosen[0]
-                reason = self._reason(pick, observations, engine)
-            configuration = self.candidates[pick]
-            value = self._measure(configuration)
-            step = Step(result.runs + 1, configuration, reason, value)
-            result.steps.append(step)
-            if self.on_step is not None:
-                self.on_step(step, self._summarise(result, engine, self._observations()))
+        self._acquire_lease()
+        try:
+            with Renewal(lambda: self.store.renew_controller(self.study.id, self.owner),
+                         every=min(HEARTBEAT_S, self.grace_s / 4), name="iotune-lease"):
+                if self.on_start is not None:
+                    self.on_start()
+                self._loop(engine, result)
+        finally:
+            self.store.release_controller(self.study.id, self.owner)
         return self._summarise(result, engine, self._observations())
+
+    def _loop(self, engine, result: TuneResult) -> None:
+        """Keep up to ``workers`` runs in flight until the budget is spent; make a Step of each outcome."""
+        reasons: dict[tuple[str, int], str] = {}
+        watching: list[tuple[str, int]] = []  # the runs in flight at the last look, in queue order
+        while True:
+            done, flight, invalid, finished = self._state()
+            newly = [finished[item] for item in watching if item in finished and finished[item].state != "INVALID"]
+            if newly:
+                so_far = self._summarise(result, engine, done) if self.on_step is not None else None
+                for k, trial in enumerate(newly):
+                    value = self.objective.run_value(trial) if trial.state == "COMPLETE" and trial.phases else None
+                    reason = reasons.pop((trial.config_key, trial.repeat), "queued before this tuner (re)started")
+                    step = Step(len(done) - len(newly) + k + 1, self.candidates[self.index[trial.config_key]],
+                                reason, value)
+                    result.steps.append(step)
+                    if self.on_step is not None:
+                        self.on_step(step, so_far)
+            result.runs = len(done)
+            free = min(self.workers - len(flight), self.budget - len(done) - len(flight))
+            picks = self._propose(engine, done, invalid, [i for i, _ in flight], free) if free > 0 else []
+            for pick, reason in picks:
+                queued = self._queue(self.candidates[pick])
+                if queued is None:
+                    break  # it cannot run (recorded INVALID): propose again without it
+                flight.append((pick, queued))
+                reasons[queued] = reason
+                if self.on_queue is not None:
+                    self.on_queue(self.candidates[pick], reason, len(flight))
+            watching = [item for _, item in flight]
+            if not flight:
+                if free > 0 and not picks:
+                    result.notes.append("stopped early: no configuration is left that could improve on the best")
+                if free <= 0 or not picks:
+                    return
+                continue
+            self._wait(watching)
+
+    def _state(self):
+        """The target's runs in queue order: finished ones as (candidate index, value or None if failed), those
+        in flight (PENDING or RUNNING) as (candidate index, (key, repeat)), the candidates recorded INVALID,
+        and the finished trials (INVALID too) by (key, repeat)."""
+        done, flight, invalid, finished = [], [], [], {}
+        trials = [t for t in self.study.trials() if t.workload_key == self.workload_key and t.config_key in self.index]
+        for trial in sorted(trials, key=lambda t: (t.seq is None, t.seq or 0, t.id)):
+            index = self.index[trial.config_key]
+            if trial.state in ("COMPLETE", "FAILED"):
+                value = self.objective.run_value(trial) if trial.state == "COMPLETE" and trial.phases else None
+                done.append((index, value))
+            elif trial.state in ("PENDING", "RUNNING"):
+                flight.append((index, (trial.config_key, trial.repeat)))
+            elif trial.state == "INVALID":
+                invalid.append(index)
+            if trial.state in ("COMPLETE", "FAILED", "INVALID"):
+                finished[(trial.config_key, trial.repeat)] = trial
+        return done, flight, invalid, finished
+
+    def _propose(self, engine, done, invalid, pending: list[int], free: int) -> list[tuple[int, str]]:
+        """Up to ``free`` (candidate, reason) to queue next, none of them in flight (``pending``).
+
+        The default configuration comes first while it has no run.  Runs in
+        flight are told to the engine as pending: each as if it had given the
+        model's current mean there (a kriging believer, what the engine itself
+        does between the proposals of one ``suggest`` call), so the engine
+        spreads the batch around them instead of proposing them again; any
+        proposal still naming one (the engine may ask to re-run a contested
+        best) is dropped.  The same runs and the same runs in flight give the
+        same proposals.
+        """
+        told = list(done) + [(i, None) for i in invalid]  # an invalid candidate is never proposed again
+        picks: list[tuple[int, str]] = []
+        default = self.index.get(self.default.key)
+        if default is not None and default not in {i for i, _ in done} | set(pending) | set(invalid):
+            picks.append((default, "the default configuration: the baseline to beat"))
+        busy = [*pending, *(i for i, _ in picks)]
+        wanted = free - len(picks)
+        if wanted <= 0:
+            return picks
+        believed = told + self._beliefs(engine, told, busy)
+        for pick in engine.suggest(believed, wanted + len(busy)):
+            if pick in busy:
+                continue
+            picks.append((pick, self._reason(pick, told, engine)))
+            busy.append(pick)
+            if len(picks) == free:
+                break
+        return picks
+
+    @staticmethod
+    def _beliefs(engine, told, busy: list[int]) -> list[tuple[int, float]]:
+        """(candidate, the model's mean there given what is told and believed so far) for each run in flight;
+        none while the engine knows nothing (no prior, no success): its mean would be made up."""
+        if not busy or (engine.prior.workloads == 0 and all(v is None for _, v in told)):
+            return []
+        beliefs: list[tuple[int, float]] = []
+        for index in busy:
+            mean, _ = engine.predict(told + beliefs)
+            beliefs.append((index, float(math.exp(mean[index])) if engine.log else float(mean[index])))
+        return beliefs
+
+    def _acquire_lease(self) -> None:
+        current = self.store.get_study(self.study.name).controller
+        holder = self.store.acquire_controller(self.study.id, self.owner, stale_before=stale_before(self.grace_s),
+                                               dead_owners=(current,) if owner_is_dead(current) else ())
+        if holder is not None:
+            raise StudyError(f"study {self.study.name!r} is being run by {holder} (a live process); wait for it, "
+                             "or leave it and continue later with the same command")
 
     def _prior(self):
         """Runs of the other workloads (this study's, and the prior studies'), as the engine's Prior."""
@@ -220,14 +352,9 @@ class Tuner:
                      features(self.space, rows, "workload")), labels
 
     def _observations(self) -> list[tuple[int, float | None]]:
-        """The target's runs so far, in the order they were queued: (candidate index, value or None if failed)."""
-        out = []
-        trials = [t for t in self.study.trials() if t.workload_key == self.workload_key
-                  and t.state in ("COMPLETE", "FAILED") and t.config_key in self.index]
-        for trial in sorted(trials, key=lambda t: (t.seq is None, t.seq or 0, t.id)):
-            value = self.objective.run_value(trial) if trial.state == "COMPLETE" and trial.phases else None
-            out.append((self.index[trial.config_key], value))
-        return out
+        """The target's finished runs so far, in the order they were queued: (candidate index, value or None if
+        failed)."""
+        return self._state()[0]
 
     def _reason(self, pick: int, observations, engine) -> str:
         if pick in {i for i, _ in observations}:
@@ -238,8 +365,9 @@ class Tuner:
         mean, std = engine.predict(observations)  # log units: std is about a relative error
         return f"the model expects {_value(math.exp(mean[pick]), self.objective.name)} ± {std[pick]:.0%}"
 
-    def _measure(self, configuration: Configuration) -> float | None:
-        """Queue one more run of ``configuration`` and wait for it; its objective value (None when it failed)."""
+    def _queue(self, configuration: Configuration) -> tuple[str, int] | None:
+        """Queue one more run of ``configuration``; its (key, repeat), or None when it cannot run (then it is
+        recorded INVALID, never proposed again)."""
         spec = self.study.spec
         try:
             benchmark = benchmark_spec(self.space, configuration, spec.benchmark)
@@ -252,12 +380,22 @@ class Tuner:
         self.store.enqueue(self.study.id, [{"config": configuration.to_dict(), "config_key": configuration.key,
                                             "workload_key": configuration.workload_key, "repeat": repeat,
                                             "benchmark": benchmark.to_dict()}])
-        wait_for_trials(self.store, self.study.id, self.worker, {(configuration.key, repeat)})
-        trial = next(t for t in self.store.trials(self.study.id, config_keys=[configuration.key])
-                     if t.repeat == repeat)
-        if trial.state != "COMPLETE" or not trial.phases:
-            return None
-        return self.objective.run_value(trial)
+        return configuration.key, repeat
+
+    def _wait(self, wanted: list[tuple[str, int]]) -> None:
+        """Until at least one of the ``wanted`` (key, repeat) runs has finished: run queued trials here with the
+        worker, if any, else wait for workers elsewhere (the store is the only channel)."""
+        keys = sorted({key for key, _ in wanted})
+        while True:
+            ran = self.worker.run_one() if self.worker is not None else False
+            found = {(t.config_key, t.repeat): t.state for t in self.store.trials(self.study.id, config_keys=keys)}
+            if any(found.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted):
+                return
+            if ran:
+                continue
+            if self.on_wait is not None:
+                self.on_wait()
+            time.sleep(self.poll_s)
 
     def _estimate(self, pick: int, observations) -> Estimate | None:
         values = [v for i, v in observations if i == pick and v is not None and v > 0]

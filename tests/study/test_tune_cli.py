@@ -1,0 +1,42 @@
+"""``iotune tune`` from the command line: the replay runner here, and the Slurm options refused in one line
+where they cannot work (the Slurm runs themselves are in test_slurm_tune.py)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GROUND_TRUTH = ROOT / "data" / "ground_truth"
+WORKLOAD = "api=MPIIO,collective=true,file_per_process=false,transfer_size=256KiB"
+
+
+def tune(tmp_path, *args, env=None):
+    return subprocess.run([sys.executable, "-m", "iotune", "tune", *map(str, args)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "IOTUNE_PLAIN": "1", **(env or {})})
+
+
+def test_a_local_tuning_replays_a_table_and_reports_its_best(tmp_path):
+    done = tune(tmp_path, GROUND_TRUTH / "testbed_ground_truth.yaml", "--budget", "4", "--workload", WORKLOAD,
+                "--runner", f"replay:{GROUND_TRUTH / 'testbed_ground_truth.csv'}", "--replay-scale", "0",
+                "--db", tmp_path / "t.db", "--format", "json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout)
+    assert summary["runs"] == 4 and len(summary["history"]) == 4
+    values = [step["value"] for step in summary["history"]]
+    assert summary["best"]["mean"] == min(values)
+
+
+def test_slurm_options_that_cannot_work_are_one_clear_line(tmp_path):
+    spec = GROUND_TRUTH / "testbed_ground_truth.yaml"
+    common = ("--budget", "3", "--workload", WORKLOAD)
+    local = tune(tmp_path, spec, *common, "--workers", "3", "--db", tmp_path / "t.db")
+    assert local.returncode == 2 and "--workers only apply with --executor slurm" in local.stderr
+    sqlite = tune(tmp_path, spec, *common, "--executor", "slurm", "--workers", "3", "--db", tmp_path / "t.db")
+    assert sqlite.returncode == 2 and "PostgreSQL" in sqlite.stderr and "Traceback" not in sqlite.stderr
+    command = tune(tmp_path, "--study", "s", *common, "--executor", "slurm", "--db", tmp_path / "t.db", "--",
+                   "./app", "--input", "x")
+    assert command.returncode == 2 and "an application given after -- runs here" in command.stderr
+    assert not (tmp_path / "t.db").exists()
