@@ -17,6 +17,7 @@ there it equals the within-5 % share).
 
     .venv/bin/python benchmarks/replay.py [--seeds 10] [--tables scout,testbed] [--strategies ...]
         [--jobs 2] [--out benchmarks/results/replay]
+    .venv/bin/python benchmarks/replay.py --markdown benchmarks/results/replay.json   (tables for the docs)
 """
 
 from __future__ import annotations
@@ -127,6 +128,40 @@ def _print(summary, strategies):
                       + f"{entries[0]['seconds_per_run']:.3f}")
 
 
+def markdown(summary) -> str:
+    """One markdown table per (table, objective): engine, random, GP-EI, the best other strategy (not an engine
+    variant; by within-5 % share at k=10, then k=5) and the exhaustive reference; within 5 % (within repeat noise) at
+    each k, median and p90 regret at k=10."""
+    index = {(s["table"], s["objective"], s["strategy"], s["k"]): s for s in summary}
+    fixed = ("engine", "random", "gp-ei")
+    out = []
+    for table in sorted({s["table"] for s in summary}):
+        for objective in ("time", "cost"):
+            present = sorted({s["strategy"] for s in summary if s["table"] == table and s["objective"] == objective})
+            if not present:
+                continue
+            others = [s for s in present if s not in fixed + ("exhaustive",) and not s.startswith("engine")]
+            best = max(others, key=lambda s: (index[(table, objective, s, 10)]["within_5pct"],
+                                              index[(table, objective, s, 5)]["within_5pct"]), default=None)
+            rows = [s for s in fixed if s in present] + ([best] if best else []) \
+                + (["exhaustive"] if "exhaustive" in present else [])
+            cases = index[(table, objective, rows[0], 10)]["cases"]
+            out.append(f"\n**{table} / {objective}** ({cases} cases per cell)\n")
+            out.append("| strategy | " + " | ".join(f"k={k}" for k in BUDGETS)
+                       + " | median regret k=10 | p90 regret k=10 |")
+            out.append("|---" * (len(BUDGETS) + 3) + "|")
+            for strategy in rows:
+                cells = []
+                for k in BUDGETS:
+                    e = index[(table, objective, strategy, k)]
+                    cells.append(f"{e['within_5pct']:.2f} ({e['within_noise']:.2f})")
+                e = index[(table, objective, strategy, 10)]
+                label = strategy + (" (best other)" if strategy == best else "")
+                out.append(f"| {label} | " + " | ".join(cells) + f" | {_fmt(e['median_regret']).strip()} | "
+                           f"{_fmt(e['p90_regret']).strip()} |")
+    return "\n".join(out)
+
+
 def _fmt(value: float) -> str:
     return "  inf" if math.isinf(value) else f"{value:5.3f}"
 
@@ -140,7 +175,12 @@ def main() -> None:
     parser.add_argument("--targets", default=None, help="comma-separated target indices (default: all)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", default=None, help="write OUT.csv (every case) and OUT.json (summary)")
+    parser.add_argument("--markdown", default=None, metavar="JSON",
+                        help="print the markdown tables of a summary written by --out, and run nothing")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())["summary"]))
+        return
     strategies = args.strategies.split(",")
     unknown = [s for s in strategies if s not in STRATEGIES | EXTRA]
     if unknown:

@@ -290,8 +290,8 @@ class TransferTuner:
 
     def _imputed(self, summary: Summary):
         """Candidates, values and counts the GPs are fitted to: the measured ones, plus (``impute_failures``)
-        each candidate that only failed at the worst measured value (price included; a failure is a run at least that slow:
-        timeouts, memory), so its neighbours look slow too, as CherryPick does."""
+        each candidate that only failed, at the worst value measured so far (price included): a failure is
+        a run at least that slow (timeouts, memory), so its neighbours look slow too, as CherryPick does."""
         O, y, count = summary.measured, summary.mean, summary.count
         only_failed = sorted(set(summary.failed) - set(O.tolist()))
         if not self.impute_failures or not only_failed or len(O) == 0:
