@@ -203,12 +203,29 @@ def _heuristic(name):
     return strategy
 
 
-def _engine(use_prior=True, use_features=True, **options):
+def known_price(table, objective):
+    """The configuration's price as a function of feature rows when ``objective`` is the table's time x a
+    price that depends on the configuration only (a user knows it: pricing.yaml, the cloud's price list),
+    else None."""
+    if objective == "time" or "time" not in table.values:
+        return None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = table.values[objective] / table.values["time"]
+    low, high = np.nanmin(ratio, axis=(0, 2)), np.nanmax(ratio, axis=(0, 2))
+    if not (np.isfinite(low).all() and np.allclose(low, high, rtol=1e-6)):
+        return None
+    prices = {tuple(np.round(row, 9)): p for row, p in zip(table.configuration_features, low)}
+    return lambda rows: np.array([prices[tuple(np.round(row, 9))] for row in np.asarray(rows, dtype=float)])
+
+
+def _engine(use_prior=True, use_features=True, use_price=True, **options):
     def strategy(table, spec, objective, target, seed, budget, rng):
         available = np.flatnonzero(table.available[target])
         prior = Prior.from_table(table, objective, exclude=[target]) if use_prior else None
         workload = table.workload_features[target] if use_features else None
-        tuner = TransferTuner(table.configuration_features[available], prior, workload, seed=seed, **options)
+        price = known_price(table, objective) if use_price else None
+        tuner = TransferTuner(table.configuration_features[available], prior, workload, seed=seed, price=price,
+                              **options)
         observations = []
         while len(observations) < budget:
             suggestion = tuner.suggest(observations)
@@ -249,5 +266,5 @@ def exhaustive(table, spec, objective, target, seed, budget, rng):
     return {k: pick for k in BUDGETS}, len(history)
 
 
-EXTRA = {"acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
+EXTRA = {"engine-noprice": _engine(use_price=False), "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
 """Slower strategies run only when named (``--strategies``)."""

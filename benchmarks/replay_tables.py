@@ -28,7 +28,7 @@ def scout() -> TableSpec:
         workload=(Feature("application"), Feature("data_size", "ordinal", ("bigdata", "huge")),
                   Feature("framework")),
         configuration=(Feature("vm_family"), Feature("vm_size", "ordinal", ("large", "xlarge", "2xlarge")),
-                       Feature("n_vms", "log2")),
+                       Feature("n_vms", "log2"), Feature("total_cpu", "log2"), Feature("total_ram", "log2")),
         objectives={"time": "time", "cost": "cost"},
         failed="failed",
         derive=derive,
@@ -70,9 +70,19 @@ def hints() -> TableSpec:
     """ROMIO hints ground truth (data/ground_truth/hints_ground_truth.*): workloads x hint settings x 5.
 
     Collective workloads vary the cb_* hints, independent ones the romio_ds_* hints: an inactive hint is
-    an empty cell (its own level for the categorical hints, -1 for the log2 ones).  Time only: no device
-    or instance differs between configurations of one workload, so a cost would rank them as time does.
+    an empty cell (its own level for the categorical hints, -1 for the log2 ones).  cost = time / 3600 x
+    processes x the core-hour price of pricing.yaml's cc2.8xlarge (instance price / cores): no device or
+    instance differs between configurations of one workload, so cost ranks a workload's configurations
+    exactly as time does (the replay still runs it, with its own random draws of the repeats).
     """
+    pricing = CostModel.from_yaml()
+    core_hour = pricing.price("cc2.8xlarge") / pricing.cores["cc2.8xlarge"]
+
+    def derive(trial: dict) -> dict:
+        seconds = float(trial["seconds"]) if trial["seconds"] else None
+        cost = "" if seconds is None else str(seconds / 3600.0 * int(trial["cfg.processes"]) * core_hour)
+        return trial | {"cost": cost}
+
     return TableSpec(
         name="hints",
         path=HINTS,
@@ -83,9 +93,10 @@ def hints() -> TableSpec:
                        Feature("cfg.cb_buffer_size", "log2", missing=-1.0),
                        Feature("cfg.romio_cb_write"), Feature("cfg.romio_cb_read"),
                        Feature("cfg.romio_ds_write"), Feature("cfg.romio_ds_read")),
-        objectives={"time": "seconds"},
+        objectives={"time": "seconds", "cost": "cost"},
         trial="trial_uid",
         summed=("seconds",),
+        derive=derive,
         source="data/ground_truth/README.md",
     )
 

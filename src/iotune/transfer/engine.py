@@ -32,12 +32,22 @@ random draws, the space-filling start without a prior):
    plain GP is used instead (``model_choice``).  The next run maximises
    expected improvement times the chance the candidate does not fail: the
    similarity-weighted share of prior workloads that failed on it, updated
-   by the target's own failed and successful runs nearby.
+   by the target's own failed and successful runs nearby.  A candidate that
+   only failed enters both GPs at the worst value measured so far
+   (``impute_failures``), so its neighbours look slow as well as risky.
 4. **Noise.**  When no unmeasured candidate is expected to improve by
    ``remeasure_below`` (log units, ~ a fraction) and the two best measured
    candidates are not separated by two standard errors of the repeats'
-   spread, the less-measured of them is run again.  When every candidate
-   has run and nothing is contested, there is nothing left to suggest.
+   spread, the less-measured of them is run again (unless re-runs so far
+   returned exactly the same values: a deterministic measurement).  When
+   every candidate has run and nothing is contested, there is nothing left
+   to suggest.
+
+Known prices: with ``price`` (a cost that is a time x a known price per
+configuration), the engine models the time (value / price: the experts'
+shapes, the GP, the noise) and adds the log price back exactly wherever
+configurations are compared (expected improvement, the warm start's regrets,
+``best``, ``predict``), instead of learning the price from the runs.
 
 Distances: each feature is scaled to [0, 1] over candidates and prior, and
 the columns of a one-hot group by 1/sqrt(2) more, so changing a category
@@ -48,6 +58,7 @@ expected improvement after ``initial`` space-filling runs.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from scipy.stats import norm
@@ -73,13 +84,19 @@ class TransferTuner:
     the observations or the prior, else 0.02).  ``normalise``: how a prior
     workload's log values become its shape, ``zscore`` or ``rank`` (normal
     scores).  ``log=False`` takes values as they are (already logs, say).
+    ``price``: the known positive factor of each candidate's value (a cost =
+    time x the configuration's hourly price): an array of n, or a function
+    from feature rows to an array (then the prior's rows are divided by it
+    too; with an array they must be among the candidates).  None: no known
+    factor.  Observations and the prior stay in the objective's units.
     """
 
     def __init__(self, candidates, prior: Prior | None = None, workload=None, *, seed: int = 0, log: bool = True,
                  warm_start: int = 2, initial: int = 3, regret_cap: float = 1.0, similarity: float = 1.0,
                  fit_scale: float = 1.0, ridge: float = 1.0, failure_penalty: float = 0.25,
                  remeasure_below: float = 0.002, model_choice: bool = True, noise: float | None = None,
-                 normalise: str = "zscore"):
+                 normalise: str = "zscore", price=None, failure_length: float = 1.0,
+                 impute_failures: bool = True):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -95,6 +112,7 @@ class TransferTuner:
             raise TransferError(f"prior configurations have {prior.configurations.shape[1]} features, "
                                 f"candidates {candidates.shape[1]}")
         self.candidates = candidates
+        self._offset, prior = _known_price(price, candidates, prior, log)
         self.seed = seed
         self.log = log
         self.warm_start = warm_start
@@ -108,12 +126,14 @@ class TransferTuner:
         self.model_choice = model_choice
         self.noise = noise
         self.normalise = normalise
+        self.failure_length = failure_length
+        self.impute_failures = impute_failures
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
         self._span = np.where(span > 0, span, 1.0) * _one_hot_stretch(rows)
         self._unit = self._scale(candidates)
-        self.prior: PriorMatrix = lay_over(prior, candidates, self._scale, log, normalise)
+        self.prior: PriorMatrix = lay_over(prior, candidates, self._scale, log, normalise, self._offset)
         self._similarity = self._workload_similarity(workload)
 
     # ---------------------------------------------------------------- public
@@ -124,7 +144,7 @@ class TransferTuner:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise TransferError(f"n must be a positive integer, got {n!r}")
         observations = list(observations)
-        summary = summarise(observations, len(self.candidates), self.log)
+        summary = self._summarise(observations)
         chosen: list[int] = []
         for slot in range(n):
             pick = self._choose(summary, chosen, slot == 0)
@@ -133,8 +153,8 @@ class TransferTuner:
             chosen.append(pick)
             if slot + 1 < n:
                 mean, _ = self._posterior(summary)
-                observations.append((pick, self._raw(mean[pick])))
-                summary = summarise(observations, len(self.candidates), self.log)
+                observations.append((pick, self._raw(mean[pick] + self._offset[pick])))
+                summary = self._summarise(observations)
         return chosen
 
     def best(self, observations=()) -> int | None:
@@ -142,18 +162,27 @@ class TransferTuner:
 
         (Declaring by the model's posterior mean instead, which pools a candidate's runs with what its
         neighbours and the prior say, was measured worse on every replay table, the noisy one included.)"""
-        summary = summarise(observations, len(self.candidates), self.log)
+        summary = self._summarise(observations)
         ok = np.array([c not in summary.failed for c in summary.measured], dtype=bool)
         if not ok.any():
             return None
-        return int(summary.measured[int(np.argmin(np.where(ok, summary.mean, np.inf)))])
+        cost = summary.mean + self._offset[summary.measured]
+        return int(summary.measured[int(np.argmin(np.where(ok, cost, np.inf)))])
 
     def predict(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``)."""
-        summary = summarise(observations, len(self.candidates), self.log)
-        return self._posterior(summary)
+        summary = self._summarise(observations)
+        mean, std = self._posterior(summary)
+        return mean + self._offset, std
 
     # -------------------------------------------------------------- internals
+
+    def _summarise(self, observations) -> Summary:
+        """The observations summarised, values divided by the candidates' known prices (log: minus)."""
+        summary = summarise(observations, len(self.candidates), self.log)
+        if not self._offset.any():
+            return summary
+        return replace(summary, mean=summary.mean - self._offset[summary.measured])
 
     def _scale(self, rows: np.ndarray) -> np.ndarray:
         return (np.asarray(rows, dtype=float) - self._low) / self._span
@@ -237,7 +266,8 @@ class TransferTuner:
                 return np.zeros(n), np.ones(n), np.zeros(n)
             gp = GaussianProcess(constant_mean=True, noise_floor=noise**2,
                                  variance_floor=DEFAULT_SPREAD**2 if len(O) < self.initial else 0.0)
-            mean, std = gp.fit(self._unit[O], y, summary.count).predict(self._unit)
+            F, yf, cf = self._imputed(summary)
+            mean, std = gp.fit(self._unit[F], yf, cf).predict(self._unit)
             return mean, std, self._failure(summary, np.zeros(n))
         pred, logw = self._experts(summary, noise)
         w = self._normalise(logw)
@@ -248,14 +278,28 @@ class TransferTuner:
         fail = self._failure(summary, self._similarity @ self.prior.failed)
         if len(O) == 0:
             return mean, np.sqrt(disagreement), fail
+        F, yf, cf = self._imputed(summary)
         residual_gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit() ** 2)
-        gmean, gstd = residual_gp.fit(self._unit[O], y - mean[O], summary.count).predict(self._unit)
+        gmean, gstd = residual_gp.fit(self._unit[F], yf - mean[F], cf).predict(self._unit)
         if self.model_choice and len(O) >= 4:
-            plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[O], y, summary.count)
+            plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[F], yf, cf)
             if plain.loo_squared_error() < self._experts_loo(summary, noise):
                 pmean, pstd = plain.predict(self._unit)
                 return pmean, pstd, fail
         return mean + gmean, np.sqrt(gstd**2 + disagreement), fail
+
+    def _imputed(self, summary: Summary):
+        """Candidates, values and counts the GPs are fitted to: the measured ones, plus (``impute_failures``)
+        each candidate that only failed, at the worst value measured so far (price included): a failure is
+        a run at least that slow (timeouts, memory), so its neighbours look slow too, as CherryPick does."""
+        O, y, count = summary.measured, summary.mean, summary.count
+        only_failed = sorted(set(summary.failed) - set(O.tolist()))
+        if not self.impute_failures or not only_failed or len(O) == 0:
+            return O, y, count
+        F = np.concatenate([O, only_failed]).astype(int)
+        worst = (y + self._offset[O]).max() - self._offset[only_failed]  # the worst value, not the worst time
+        return F, np.concatenate([y, worst]), \
+            np.concatenate([count, np.ones(len(only_failed))])
 
     def _misfit(self) -> float:
         """How far, in log units, even a well-matched prior workload is expected to be off the target."""
@@ -267,7 +311,7 @@ class TransferTuner:
         if not summary.failed:
             return prior_failure
         failed = sorted(summary.failed)
-        typical = max(np.sqrt(self._unit.shape[1]) / 2.0, 0.25)
+        typical = max(np.sqrt(self._unit.shape[1]) / 2.0, 0.25) * self.failure_length
         near_failed = matern52(self._unit, self._unit[failed], typical).sum(axis=1)
         near_ok = matern52(self._unit, self._unit[summary.measured], typical).sum(axis=1) if len(summary.measured) \
             else 0.0
@@ -301,8 +345,8 @@ class TransferTuner:
         if self.prior.workloads > 0 and len(summary.measured) < self.warm_start:
             return self._portfolio(summary, chosen, fresh)
         mean, std, fail = self._model(summary)
-        incumbent = summary.mean.min()
-        gain = _expected_improvement(mean, std, incumbent) * (1.0 - fail)
+        incumbent = (summary.mean + self._offset[summary.measured]).min()
+        gain = _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
         gain = np.where(fresh, gain, -np.inf)
         pick = int(np.argmax(gain))
         if first and gain[pick] < self.remeasure_below:
@@ -333,18 +377,55 @@ class TransferTuner:
     def _remeasure(self, summary: Summary, allowed: np.ndarray, noise: float) -> int | None:
         """The less-measured of the two best measured candidates when noise cannot separate them, else None."""
         ok = np.array([allowed[c] for c in summary.measured], dtype=bool)
-        if not ok.any():
-            return None
-        order = np.argsort(np.where(ok, summary.mean, np.inf), kind="stable")
+        repeated = summary.count > 1
+        if not ok.any() or (repeated.any() and np.nanmax(summary.var[repeated]) < 1e-12):
+            return None  # none, or re-runs have given the very same values: nothing is learnt by another
+        cost = summary.mean + self._offset[summary.measured]
+        order = np.argsort(np.where(ok, cost, np.inf), kind="stable")
         order = [i for i in order if ok[i]]
         if len(order) < 2:
             return None
         a, b = order[0], order[1]
-        gap = summary.mean[b] - summary.mean[a]
+        gap = cost[b] - cost[a]
         standard_error = noise * math.sqrt(1.0 / summary.count[a] + 1.0 / summary.count[b])
         if gap >= 2.0 * standard_error:
             return None
         return int(summary.measured[b if summary.count[b] < summary.count[a] else a])
+
+
+def _known_price(price, candidates: np.ndarray, prior: Prior, log: bool) -> tuple[np.ndarray, Prior]:
+    """Log price per candidate (zeros without one) and the prior with its values divided by their price."""
+    n = len(candidates)
+    if price is None:
+        return np.zeros(n), prior
+    if not log:
+        raise TransferError("a known price needs log=True: it divides the value, it is not added to it")
+    factor = price(candidates) if callable(price) else price
+    factor = _positive(factor, n, "price")
+    if len(prior.values) == 0:
+        return np.log(factor), prior
+    if callable(price):
+        prior_factor = _positive(price(prior.configurations), len(prior.values), "price of the prior's rows")
+    else:
+        index = {tuple(np.round(row, 9)): i for i, row in enumerate(candidates)}
+        where = [index.get(tuple(np.round(row, 9)), -1) for row in prior.configurations]
+        if min(where) < 0:
+            raise TransferError("a prior row's configuration is not among the candidates: give price as a "
+                                "function of feature rows")
+        prior_factor = factor[where]
+    values = np.where(prior.failed, np.nan, prior.values / prior_factor)
+    return np.log(factor), Prior(prior.workloads, prior.configurations, values, prior.failed,
+                                 prior.workload_features)
+
+
+def _positive(values, n: int, what: str) -> np.ndarray:
+    try:
+        values = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise TransferError(f"{what} must be {n} positive numbers") from None
+    if len(values) != n or not (np.isfinite(values) & (values > 0)).all():
+        raise TransferError(f"{what} must be {n} positive finite numbers, got {len(values)} values")
+    return values
 
 
 def _one_hot_stretch(rows: np.ndarray) -> np.ndarray:

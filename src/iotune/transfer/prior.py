@@ -109,8 +109,10 @@ def _transform(values: np.ndarray, log: bool) -> np.ndarray:
     return np.log(values) if log else values
 
 
-def lay_over(prior: Prior, candidates: np.ndarray, scale, log: bool = True, normalise: str = "zscore") -> PriorMatrix:
-    """The PriorMatrix of ``prior`` over ``candidates``; ``scale(rows)`` maps feature rows to [0, 1]."""
+def lay_over(prior: Prior, candidates: np.ndarray, scale, log: bool = True, normalise: str = "zscore",
+             offset: np.ndarray | None = None) -> PriorMatrix:
+    """The PriorMatrix of ``prior`` over ``candidates``; ``scale(rows)`` maps feature rows to [0, 1].
+    ``offset`` (log units, per candidate): a known log price added to ``level`` for the regrets only."""
     n = len(candidates)
     index = {tuple(np.round(row, 9)): i for i, row in enumerate(candidates)}
     unit_candidates = scale(candidates)
@@ -160,11 +162,12 @@ def lay_over(prior: Prior, candidates: np.ndarray, scale, log: bool = True, norm
     if normalise == "rank":
         ranks = level.argsort(axis=1, kind="stable").argsort(axis=1, kind="stable")
         shape = norm.ppf((ranks + 0.5) / n)
-    best = np.where(failed, np.inf, level).min(axis=1, keepdims=True)
+    priced = level if offset is None else level + offset
+    best = np.where(failed, np.inf, priced).min(axis=1, keepdims=True)
     if log:
-        regret = np.exp(level - best) - 1.0
+        regret = np.exp(priced - best) - 1.0
     else:
-        regret = (level - best) / np.maximum(np.abs(best), 1e-12)
+        regret = (priced - best) / np.maximum(np.abs(best), 1e-12)
     regret[failed] = np.inf
     noise = float(np.sqrt(deviations / dof)) if dof > 0 else None
     return PriorMatrix(level, shape, regret, failed, np.array(features) if features else None,

@@ -1,0 +1,70 @@
+"""TransferTuner's known price (cost = time x price), failures imputed as slow, and deterministic re-runs."""
+
+import math
+
+import numpy as np
+import pytest
+
+from iotune.transfer import Prior, TransferError, TransferTuner
+
+
+def line(n=8):
+    return np.arange(n, dtype=float).reshape(-1, 1)
+
+
+def test_the_price_is_added_back_exactly_and_best_is_by_value():
+    candidates = line(4)
+    price = np.array([1.0, 2.0, 4.0, 8.0])
+    times = np.array([4.0, 1.5, 1.0, 0.9])  # fastest at 3, cheapest at 1 (cost 3.0)
+    observations = [(c, times[c] * price[c]) for c in range(4)]
+    tuner = TransferTuner(candidates, price=price, noise=0.01)
+    assert tuner.best(observations) == 1
+    mean, _ = tuner.predict(observations)
+    assert mean == pytest.approx(np.log(times * price), abs=0.05)
+
+
+def test_a_prior_in_cost_is_divided_by_its_price_through_a_function():
+    candidates = line(5)
+    price_of = lambda rows: 1.0 + np.asarray(rows)[:, 0]  # noqa: E731
+    time = np.array([[5.0, 3.0, 2.0, 1.5, 1.2], [6.0, 3.5, 2.5, 1.6, 1.3]])
+    labels = np.repeat([0, 1], 5)
+    rows = np.vstack([candidates, candidates])
+    cost = (time * price_of(candidates)).ravel()
+    prior = Prior(labels, rows, cost, np.zeros(10, dtype=bool))
+    tuner = TransferTuner(candidates, prior, price=price_of)
+    assert tuner.prior.level == pytest.approx(np.log(time))
+    # the warm start ranks by cost: the time optimum (4) is not the cost optimum (1)
+    best_cost = int(np.argmin((time * price_of(candidates)).mean(axis=0)))
+    assert tuner.suggest([]) == [best_cost]
+
+
+def test_bad_prices_are_one_clear_error():
+    with pytest.raises(TransferError, match="positive"):
+        TransferTuner(line(3), price=[1.0, 0.0, 2.0])
+    with pytest.raises(TransferError, match="3 positive"):
+        TransferTuner(line(3), price=[1.0, 2.0])
+    with pytest.raises(TransferError, match="log=True"):
+        TransferTuner(line(3), price=[1.0, 2.0, 3.0], log=False)
+    prior = Prior([0, 0], [[0.0], [9.0]], [1.0, 2.0], [False, False])
+    with pytest.raises(TransferError, match="not among the candidates"):
+        TransferTuner(line(3), prior, price=[1.0, 2.0, 3.0])
+
+
+def test_a_failure_makes_its_neighbours_look_slower():
+    candidates = line(10)
+    observations = [(0, 1.0), (9, 2.0), (5, 1.5), (1, None)]
+    with_failures = TransferTuner(candidates, seed=0).predict(observations)[0]
+    without = TransferTuner(candidates, seed=0, impute_failures=False).predict(observations)[0]
+    assert with_failures[2] > without[2]
+    assert with_failures[1] > without[1]
+
+
+def test_identical_re_runs_end_the_re_measuring():
+    candidates = line(3)
+    contested = [(0, 1.0), (1, 1.01), (2, 5.0)]
+    tuner = TransferTuner(candidates, noise=0.05)
+    assert tuner.suggest(contested) in ([0], [1])
+    deterministic = contested + [(0, 1.0)]
+    assert tuner.suggest(deterministic) == []
+    noisy = contested + [(0, 1.0 * math.exp(0.05))]
+    assert tuner.suggest(noisy) in ([0], [1])
