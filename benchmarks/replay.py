@@ -159,6 +159,23 @@ def markdown(summary) -> str:
                 label = strategy + (" (best other)" if strategy == best else "")
                 out.append(f"| {label} | " + " | ".join(cells) + f" | {_fmt(e['median_regret']).strip()} | "
                            f"{_fmt(e['p90_regret']).strip()} |")
+    return "\n".join(out) + "\n\n" + overview(summary, index)
+
+
+def overview(summary, index) -> str:
+    """Every strategy on every (table, objective): share within 5 % of the optimum at k=5 / k=10."""
+    columns = [(table, objective) for table in sorted({s["table"] for s in summary}) for objective in ("time", "cost")
+               if any(s["table"] == table and s["objective"] == objective for s in summary)]
+    strategies = list(dict.fromkeys(s["strategy"] for s in summary))
+    out = ["**Every strategy**: share within 5 % of the optimum at k=5 / k=10\n",
+           "| strategy | " + " | ".join(f"{t} {o}" for t, o in columns) + " |",
+           "|---" * (len(columns) + 1) + "|"]
+    for strategy in strategies:
+        cells = []
+        for table, objective in columns:
+            five, ten = index.get((table, objective, strategy, 5)), index.get((table, objective, strategy, 10))
+            cells.append("-" if five is None else f"{five['within_5pct']:.2f} / {ten['within_5pct']:.2f}")
+        out.append(f"| {strategy} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

@@ -153,14 +153,23 @@ def acic_forest(table, spec, objective, target, seed, budget, rng):
 
 def _space(table, spec, target):
     """A Space with one system parameter per configuration feature that varies among the target's
-    configurations (an ordinal or whole-number feature as an integer, so its order is kept), and a map
+    configurations and is not determined by the features before it (an ordinal or whole-number feature as an integer, so its order is kept), and a map
     from each grid point's values to the table's configuration index (other grid points are unavailable)."""
     available = np.flatnonzero(table.available[target])
     parameters, names = [], []
+    distinct = 1
     for feature in spec.configuration:
         seen = {table.configuration_points[c][feature.column] for c in available}
         if len(seen) < 2:
             continue  # e.g. a hint inactive for this workload
+        columns = [column for _, column, _ in names] + [feature.column]
+        with_it = len({tuple(table.configuration_points[c][col] for col in columns) for c in available})
+        if with_it == distinct:
+            # A function of the features kept so far (scout's total vCPUs = cores x VMs): as a parameter of
+            # its own it would multiply the grid by points the table lacks, and the heuristics spend minutes
+            # asking for them.
+            continue
+        distinct = with_it
         name = "p_" + re.sub(r"\W", "_", feature.column)
         if feature.kind == "ordinal":
             order = [v for v in feature.levels if v in seen]

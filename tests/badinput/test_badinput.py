@@ -178,6 +178,7 @@ def test_there_are_enough_cases():
     assert set(kinds) == {"spec", "export", "db", "darshan", "ior", "workload", "option"}
 
 
+@pytest.mark.slow
 def test_memory_stayed_bounded(outcomes):
     assert outcomes["__peak__"]["maxrss_kib"] * 1024 < MEMORY
 
@@ -197,6 +198,7 @@ def check(case, result) -> None:
     assert case.fragment in lines[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", FAST, ids=[c.id for c in FAST])
 def test_bad_input_gives_one_clear_line(case, outcomes):
     check(case, outcomes.get(case.id))

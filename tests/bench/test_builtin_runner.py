@@ -102,6 +102,7 @@ def test_world_is_reused_across_trials(runner, scratch):
     assert runner.world.pids == pids and len(pids) == 2
 
 
+@pytest.mark.slow
 def test_rank_crash_fails_the_trial_and_the_next_trial_succeeds(runner, scratch):
     spec = BenchmarkSpec(api="MPIIO", collective=True, block_size=64 * 1024, transfer_size=64 * 1024)
     before = runner.run(spec, scratch)
@@ -117,6 +118,7 @@ def test_rank_crash_fails_the_trial_and_the_next_trial_succeeds(runner, scratch)
     assert os.listdir(scratch) == []
 
 
+@pytest.mark.slow
 def test_world_is_replaced_after_a_rank_dies_between_trials(scratch):
     spec = BenchmarkSpec(api="POSIX", block_size=64 * 1024, transfer_size=64 * 1024)
     with WorkerWorld(2, timeout=30) as world:

@@ -49,6 +49,7 @@ def fail_world(world: WorkerWorld, failure: str, trial_dir: Path) -> None:
 FAILURES = {"crash": {"IOTUNE_TEST_CRASH_RANK": "1"}, "hang": {"IOTUNE_TEST_HANG_RANK": "1"}, "killed_rank": {}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("launcher", LAUNCHERS)
 @pytest.mark.parametrize("failure", FAILURES)
 def test_failed_worlds_leave_no_files(tmp_path, launcher, failure):
@@ -81,6 +82,7 @@ CONTROLLER = textwrap.dedent("""\
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("launcher", LAUNCHERS)
 def test_a_killed_controller_leaves_no_files(tmp_path, launcher):
     controller = subprocess.Popen([sys.executable, "-c", CONTROLLER, str(tmp_path), mpiexec_for(launcher) or ""],

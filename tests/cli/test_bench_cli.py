@@ -74,6 +74,7 @@ def test_killed_campaign_resumes_without_losing_or_repeating_trials(workdir):
     assert list((workdir / "scratch").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_results_and_export_after_a_campaign(workdir):
     db = workdir / "s.db"
     result = run_iotune("bench", "tiny.yaml", "--db", db, "--scratch", "scratch", "--repeats", "1", cwd=workdir)

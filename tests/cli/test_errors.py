@@ -87,6 +87,7 @@ def test_unwritable_scratch_fails_trials_clearly(workdir):
     assert_one_line_error(result, "scratch")
 
 
+@pytest.mark.slow
 @pytest.mark.requires_mpi
 def test_crashing_rank_is_recorded_as_failed(workdir):
     result = run_iotune("bench", "tiny.yaml", "--db", "s.db", "--scratch", "scratch", "--repeats", "1",

@@ -39,7 +39,9 @@ def _world_dirs(pids):
     return found
 
 
-@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)],
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143),
+                                            pytest.param(signal.SIGHUP, 129, marks=pytest.mark.slow),
+                                            pytest.param(signal.SIGINT, 130, marks=pytest.mark.slow)],
                          ids=["SIGTERM", "SIGHUP", "SIGINT"])
 def test_a_signal_ends_the_campaign_cleanly(workdir, signum, status):
     db = workdir / "s.db"

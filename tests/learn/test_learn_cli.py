@@ -51,6 +51,7 @@ def test_train_prints_metrics_and_saves(db_path):
         assert [m.name for m in store.list_models("synth")] == ["forest-time", "rel"]
 
 
+@pytest.mark.slow
 def test_evaluate_table_and_json(db_path):
     table = run("evaluate", "--study", "synth", "--db", str(db_path), "--folds", "2")
     assert table.returncode == 0, table.stderr
@@ -63,6 +64,7 @@ def test_evaluate_table_and_json(db_path):
     assert list(rows[0])[:8] == ["predictor", "mae", "rmse", "r2", "mape", "accuracy", "kendall_tau", "top1_mean"]
 
 
+@pytest.mark.slow
 def test_explain(db_path):
     result = run("explain", "--study", "synth", "--db", str(db_path))
     assert result.returncode == 0, result.stderr

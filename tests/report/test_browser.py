@@ -18,6 +18,7 @@ def browser():
         yield context
 
 
+@pytest.mark.slow
 def test_the_demo_study_renders_with_a_profile(browser, demo_store, tmp_path):
     store, study = demo_store
     report = study_report(store, study, profile=PROFILE)
@@ -29,6 +30,7 @@ def test_the_demo_study_renders_with_a_profile(browser, demo_store, tmp_path):
     assert found["title"] == f"iotune report: study {study}"
 
 
+@pytest.mark.slow
 def test_a_testbed_study_renders(browser, ground_truth_store, tmp_path):
     store, study = ground_truth_store
     report = study_report(store, study)
@@ -40,6 +42,7 @@ def test_a_testbed_study_renders(browser, ground_truth_store, tmp_path):
     assert found["images"]["count"] > 0  # large scatter plots embed their points as an image: it decoded
 
 
+@pytest.mark.slow
 def test_a_search_study_made_by_the_command_renders(browser, search_store, tmp_path):
     store, study = search_store
     output = tmp_path / "search.html"

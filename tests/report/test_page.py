@@ -32,6 +32,7 @@ def test_the_page_needs_nothing_from_elsewhere(search_store, tmp_path):
         assert base64.b64decode(link.group(1)).decode() == figure.data.to_csv()
 
 
+@pytest.mark.slow
 def test_ids_are_unique_across_inlined_figures(demo_store, tmp_path):
     store, study = demo_store
     text = write_report(study_report(store, study), tmp_path / "r.html").path.read_text()
@@ -67,6 +68,7 @@ def test_a_darshan_profile_summarised_from_its_counters():
     assert files[0]["file"].endswith("testFile") and files[0]["rank"] == "every rank (shared)"
 
 
+@pytest.mark.slow
 def test_profile_report_from_the_command(tmp_path):
     done = run_iotune("report", "--profile", FIXTURES / "imbalanced-io.darshan", "-o", tmp_path / "p.html",
                       "--plots", tmp_path / "plots", cwd=tmp_path)
@@ -94,6 +96,7 @@ def test_bad_input_is_one_line(tmp_path, args, message):
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_figures_are_deterministic_svg_and_png(search_store):
     from iotune.report.figures import render
 

@@ -25,6 +25,7 @@ def workdir(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.requires_mpi
 def test_real_screen_ends_with_a_ranking_and_collects(workdir):
     done = run_iotune("screen", "tiny.yaml", "--repeats", "1", "--db", "t.db", "--scratch", "scratch",

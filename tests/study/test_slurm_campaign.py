@@ -84,6 +84,7 @@ def finish(process, timeout=180):
     return process.returncode, err
 
 
+@pytest.mark.slow
 def test_a_campaign_of_72_real_trials_on_3_workers_runs_every_trial_exactly_once(slurm, new_postgres_database,
                                                                                  tmp_path):
     url = new_postgres_database()
@@ -112,6 +113,7 @@ def in_study(store, study="gt", state=None):
     return store.trials(study=study, state=state) if store.get_study(study) is not None else []
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_trial_loses_its_trial_to_another(slurm, new_postgres_database, tmp_path):
     url = new_postgres_database()
     controller = replay_bench(url, tmp_path, slurm, "--sampler", "random", "--budget", "15", "--repeats", "1",
@@ -132,6 +134,7 @@ def test_a_worker_killed_mid_trial_loses_its_trial_to_another(slurm, new_postgre
     assert ran(worker_logs(tmp_path)) == Counter({t.id: 1 for t in found})
 
 
+@pytest.mark.slow
 def test_scancel_then_resume_loses_nothing_and_repeats_nothing_and_a_second_controller_is_refused(
         slurm, new_postgres_database, tmp_path):
     url = new_postgres_database()
@@ -160,6 +163,7 @@ def test_scancel_then_resume_loses_nothing_and_repeats_nothing_and_a_second_cont
     assert set(counts) == {t.id for t in after} and max(counts.values()) == 1
 
 
+@pytest.mark.slow
 def test_three_workers_tune_as_well_as_one_within_the_same_runs_in_less_time(slurm, new_postgres_database,
                                                                              tmp_path):
     """The ground truth replayed (a stand-in for the storage): a genetic algorithm, 24 runs, 1 worker here
@@ -202,6 +206,7 @@ def test_three_workers_tune_as_well_as_one_within_the_same_runs_in_less_time(slu
     assert span(parallel) < 0.8 * span(serial)
 
 
+@pytest.mark.slow
 def test_a_trials_ranks_span_the_nodes_of_its_workers_allocation(slurm, new_postgres_database, tmp_path):
     url = new_postgres_database()
     (tmp_path / "wide.yaml").write_text(TINY.replace("name: tiny", "name: wide").replace("processes: 2", "processes: 3")

@@ -36,6 +36,7 @@ def most_at_once(found) -> int:
     return peak
 
 
+@pytest.mark.slow
 def test_a_tuning_on_3_workers_spends_its_budget_with_every_run_once_and_records_the_best(
         slurm, new_postgres_database, tmp_path):
     url = new_postgres_database()
@@ -54,6 +55,7 @@ def test_a_tuning_on_3_workers_spends_its_budget_with_every_run_once_and_records
     assert "(3 in flight)" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_tuning_left_mid_way_resumes_without_queueing_again_what_was_in_flight(
         slurm, new_postgres_database, tmp_path):
     url = new_postgres_database()
@@ -77,6 +79,7 @@ def test_a_tuning_left_mid_way_resumes_without_queueing_again_what_was_in_flight
     assert json.loads(resumed.stdout)["runs"] == 12
 
 
+@pytest.mark.slow
 def test_three_workers_tune_as_well_as_one_within_the_same_runs_in_less_time(slurm, new_postgres_database,
                                                                              tmp_path):
     """Issue 11's claim on the cluster, the ground truth replayed: 9 runs of 12 candidates, no prior."""

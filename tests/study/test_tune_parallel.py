@@ -97,6 +97,7 @@ def test_with_a_prior_three_workers_find_what_one_finds(tmp_path):
     assert times[result.best.configuration.key] <= 1.05 * optimum
 
 
+@pytest.mark.slow
 def test_the_same_outcomes_give_the_same_proposals(tmp_path):
     runs = []
     for attempt in range(2):

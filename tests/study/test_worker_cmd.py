@@ -59,6 +59,7 @@ def wait_until(condition, timeout: float, what: str):
     return found
 
 
+@pytest.mark.slow
 def test_a_worker_runs_what_is_queued_and_leaves_when_no_controller_will_queue_more(tmp_path):
     url = f"sqlite:///{tmp_path}/s.db"
     keys = queue(url, 4)
@@ -75,6 +76,7 @@ def test_a_worker_runs_what_is_queued_and_leaves_when_no_controller_will_queue_m
     assert all(t.runner == "replay" and t.extra["replay"]["table"] == TABLE.name for t in found)
 
 
+@pytest.mark.slow
 def test_sigterm_gives_the_trial_back_and_exits_143(tmp_path):
     url = f"sqlite:///{tmp_path}/s.db"
     queue(url, 2)
@@ -122,6 +124,7 @@ class _Lease:
         self.store.close()
 
 
+@pytest.mark.slow
 @pytest.mark.requires_postgres
 def test_a_worker_presumed_dead_never_records_the_trial_another_took_over(new_postgres_database, tmp_path):
     url = new_postgres_database()

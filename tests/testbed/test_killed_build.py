@@ -79,6 +79,7 @@ def resources(root: Path, names: list[str]) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", STAGES)
 def test_cleanup_removes_a_build_killed_early(testbed_root, stage):
     root = testbed_root.resolve()

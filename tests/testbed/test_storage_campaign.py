@@ -117,6 +117,7 @@ def test_campaign_builds_each_storage_configuration_once_and_records_it(testbed_
     assert list_testbeds(testbed_root) == [] and leftovers(testbed_root) == []
 
 
+@pytest.mark.slow
 @pytest.mark.requires_root
 @pytest.mark.requires_mpi
 def test_sigkill_mid_campaign_then_cleanup_leaves_nothing(testbed_root, tmp_path):

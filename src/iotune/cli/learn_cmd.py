@@ -21,6 +21,16 @@ def _study(study: str | None) -> str:
     return study
 
 
+def _known(store, study: str, target: str) -> None:
+    """Refuse an unknown study or target before scikit-learn is imported (it takes seconds)."""
+    from iotune.learn import TARGETS, LearningError
+
+    if target not in TARGETS:
+        raise LearningError(f"unknown target {target!r}; choose one of: {', '.join(TARGETS)}")
+    if store.get_study(study) is None:
+        raise LearningError(f"no study {study!r} in {store.url}")
+
+
 LOG_TARGET = typer.Option(False, "--log-target", help="Fit regressors to log(target): I/O times span orders of "
                                                      "magnitude and a few very slow runs otherwise dominate.")
 
@@ -39,13 +49,15 @@ def train(study: str = STUDY,
           log_target: bool = LOG_TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Train a predictor on a study's COMPLETE trials, print its metrics and save it in the store."""
     study = _study(study)
-    from iotune.learn.model import save_model
-    from iotune.learn.training import train as fit
     from iotune.store import Store
 
     check_format(fmt)
     terminal = Terminal()
     with Store(db) as store:
+        _known(store, study, target)
+        from iotune.learn.model import save_model
+        from iotune.learn.training import train as fit
+
         extra = {"log_target": True} if log_target else {}
         model = fit(store, study, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed, **extra)
         model_id = save_model(store, model.study, model)
@@ -73,11 +85,13 @@ def evaluate(study: str = STUDY, target: str = TARGET,
     """Compare cart, rankboost, forest, linear and random: k-fold errors and leave-one-workload-out regret."""
     study = _study(study)
     from iotune.cli.model_quality import TARGET_UNITS
-    from iotune.learn.evaluation import PredictorScore, evaluate as score
     from iotune.store import Store
 
     check_format(fmt)
     with Store(db) as store:
+        _known(store, study, target)
+        from iotune.learn.evaluation import PredictorScore, evaluate as score
+
         scores = score(store, study, target, folds=folds, seed=seed, log_target=log_target)
     columns = list(PredictorScore.__dataclass_fields__)
     rows = [[_number(value) for value in s.to_dict().values()] for s in scores]
@@ -101,12 +115,14 @@ def explain(study: str = STUDY,
             target: str = TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Which parameters matter most: the top rules of a CART tree and forest importances per parameter."""
     study = _study(study)
-    from iotune.learn.explanation import explain as describe
     from iotune.store import Store
 
     check_format(fmt)
     terminal = Terminal()
     with Store(db) as store:
+        _known(store, study, target)
+        from iotune.learn.explanation import explain as describe
+
         explanation = describe(store, study, model, target, seed)
         if model is not None:
             from iotune.learn.model import load_model

@@ -14,7 +14,6 @@ import random
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from scipy.stats import qmc
 
 from iotune.samplers.base import Sampler
 from iotune.samplers.grid import Grid
@@ -112,6 +111,8 @@ class LatinHypercubeSampler(Sampler):
         super().__init__(space, seed=seed, budget=budget)
         self._grid = Grid(space)
         self._seen: set[str] = set()
+        from scipy.stats import qmc  # imported here: scipy.stats takes ~1 s, and every command imports samplers
+
         self._engine = qmc.LatinHypercube(d=max(self._grid.ndim, 1), seed=np.random.default_rng(seed))
 
     def ask(self, n: int = 1) -> list[Configuration]:
