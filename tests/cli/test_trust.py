@@ -39,6 +39,7 @@ def _crafted_export(workdir) -> tuple:
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.slow
 def test_imported_study_cannot_run_a_payload_through_bash_env(workdir):
     marker, export = _crafted_export(workdir)
     env = {"IOTUNE_ALLOW_ENV": ""}

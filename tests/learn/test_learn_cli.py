@@ -40,15 +40,15 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_train_prints_metrics_and_saves(db_path):
-    result = run("train", "--study", "synth", "--predictor", "forest", "--db", str(db_path))
+    result = run("train", "--study", "synth", "--predictor", "cart", "--db", str(db_path))
     assert result.returncode == 0, result.stderr
-    assert "96 samples" in result.stderr and "data hash" in result.stderr and "saved model 'forest-time'" in result.stderr
+    assert "96 samples" in result.stderr and "data hash" in result.stderr and "saved model 'cart-time'" in result.stderr
     assert "in-sample" in result.stdout and "cv (5 folds)" in result.stdout and "rmse" in result.stdout
     shown = run("train", "-s", "synth", "-t", "relative", "-n", "rel", "--db", str(db_path), "--format", "json")
     record = json.loads(shown.stdout)[0]
     assert (record["model"], record["target"], record["samples"]) == ("rel", "relative", 96)
     with Store(db_path) as store:
-        assert [m.name for m in store.list_models("synth")] == ["forest-time", "rel"]
+        assert [m.name for m in store.list_models("synth")] == ["cart-time", "rel"]
 
 
 @pytest.mark.slow

@@ -57,6 +57,7 @@ def test_a_search_study_made_by_the_command_renders(browser, search_store, tmp_p
         f"{name}.{suffix}" for name in names for suffix in ("csv", "png", "svg"))
 
 
+@pytest.mark.slow
 def test_the_check_catches_a_page_that_needs_the_network(browser, search_store, tmp_path):
     """The browser check itself: an external image and a script error must be reported."""
     store, study = search_store

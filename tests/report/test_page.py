@@ -42,6 +42,7 @@ def test_ids_are_unique_across_inlined_figures(demo_store, tmp_path):
         assert (target[0] or target[1]) in ids
 
 
+@pytest.mark.slow
 def test_computing_a_report_does_not_load_matplotlib(search_store):
     store, study = search_store
     code = ("import sys; from iotune.store import Store; from iotune.report import study_report\n"

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from iotune.space import Space
 
 WIDE = """\
@@ -18,6 +20,7 @@ parameters:
 """
 
 
+@pytest.mark.slow
 def test_an_export_of_three_100000_level_ranges_imports_and_is_described_briefly(tmp_path):
     """Before: duplicate levels were found by list search and the hints noted by list search (quadratic in levels):
     this 482-byte export ran for minutes.  A hang guard, not a timing: the child gets 120 s."""

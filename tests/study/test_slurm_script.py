@@ -58,6 +58,7 @@ def _bench(tmp_path, *args, env=None):
                           env={**os.environ, "IOTUNE_PLAIN": "1", **(env or {})})
 
 
+@pytest.mark.slow
 def test_bench_refuses_what_cannot_work_in_one_line(tmp_path):
     sqlite = _bench(tmp_path, "--executor", "slurm", "--workers", "2", "--db", tmp_path / "s.db")
     assert sqlite.returncode == 2 and "PostgreSQL" in sqlite.stderr and "Traceback" not in sqlite.stderr

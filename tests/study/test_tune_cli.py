@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 GROUND_TRUTH = ROOT / "data" / "ground_truth"
 WORKLOAD = "api=MPIIO,collective=true,file_per_process=false,transfer_size=256KiB"
@@ -29,6 +31,7 @@ def test_a_local_tuning_replays_a_table_and_reports_its_best(tmp_path):
     assert summary["best"]["mean"] == min(values)
 
 
+@pytest.mark.slow
 def test_slurm_options_that_cannot_work_are_one_clear_line(tmp_path):
     spec = GROUND_TRUTH / "testbed_ground_truth.yaml"
     common = ("--budget", "3", "--workload", WORKLOAD)

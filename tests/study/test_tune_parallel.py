@@ -108,6 +108,7 @@ def test_the_same_outcomes_give_the_same_proposals(tmp_path):
     assert runs[0] == runs[1] and len(runs[0]) == 10
 
 
+@pytest.mark.slow
 def test_a_tuning_left_mid_way_resumes_without_queueing_again_what_was_in_flight(tmp_path):
     with measured_store(tmp_path) as store:
         with pytest.raises(KeyboardInterrupt):

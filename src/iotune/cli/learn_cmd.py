@@ -21,14 +21,20 @@ def _study(study: str | None) -> str:
     return study
 
 
-def _known(store, study: str, target: str) -> None:
-    """Refuse an unknown study or target before scikit-learn is imported (it takes seconds)."""
+def _known(store, study: str, target: str, predictor: str | None = None) -> None:
+    """Refuse an unknown study, target or predictor, or a study with nothing measured, before scikit-learn is
+    imported (that takes seconds)."""
     from iotune.learn import TARGETS, LearningError
+    from iotune.learn.registry import PERFORMANCE
 
     if target not in TARGETS:
         raise LearningError(f"unknown target {target!r}; choose one of: {', '.join(TARGETS)}")
     if store.get_study(study) is None:
         raise LearningError(f"no study {study!r} in {store.url}")
+    if predictor is not None and predictor not in PERFORMANCE:
+        raise LearningError(f"unknown predictor {predictor!r}; choose one of: {', '.join(PERFORMANCE)}")
+    if store.queue_counts(study).get("COMPLETE", 0) == 0:
+        raise LearningError(f"study {study!r} has no COMPLETE trials to learn from")
 
 
 LOG_TARGET = typer.Option(False, "--log-target", help="Fit regressors to log(target): I/O times span orders of "
@@ -54,7 +60,7 @@ def train(study: str = STUDY,
     check_format(fmt)
     terminal = Terminal()
     with Store(db) as store:
-        _known(store, study, target)
+        _known(store, study, target, predictor)
         from iotune.learn.model import save_model
         from iotune.learn.training import train as fit
 

@@ -24,8 +24,6 @@ def report(
     db: str = DB,
 ) -> None:
     """Write one self-contained HTML report (no network needed to open it) with figures of a study or a profile."""
-    from iotune.report import profile_report, study_report, write_report
-
     terminal = Terminal()
     if study is None and profile is None:
         raise IotuneError("give --study S (a study's report) or --profile app.darshan (a workload's), or both")
@@ -34,14 +32,22 @@ def report(
     if study is None:
         if workload is not None:
             raise IotuneError("--workload needs --study: it chooses what the study's model recommends for")
+        from iotune.report import profile_report
+
         made = profile_report(profile)
     else:
         from iotune.profile import workload_values_from
         from iotune.store import Store
+        from iotune.study import Study
 
         values = workload_values_from(workload)[0] if workload is not None else None
         with Store(db) as store:
+            Study.open(store, study)  # a typo is refused before the report's libraries load (seconds)
+            from iotune.report import study_report
+
             made = study_report(store, study, values, workload, profile)
+    from iotune.report import write_report
+
     written = write_report(made, output, plots)
     empty = [s.title for s in made.sections if s.empty]
     terminal.success(f"report written to {written.path} ({written.size / 1024:.0f} KiB, {written.figures} figures)"

@@ -75,11 +75,11 @@ def evaluate(study: str = STUDY, target: str = TARGET,
              seed: int = typer.Option(0, "--seed", help="Seed of the random splits."),
              per_category: bool = PER_CATEGORY, db: str = DB, fmt: str = FORMAT) -> None:
     """Table 2 of MOANA (Cameron et al. 2019, paper 003): average relative error (ARE) of lsp, mars, delaunay and linear maps against the training share."""
-    from iotune.variability.evaluation import evaluate as score
     from iotune.learn.registry import VARIABILITY as PREDICTORS
 
     check_format(fmt)
     data = _load(db, study, 1 if target == "mean" else 2)
+    from iotune.variability.evaluation import evaluate as score  # scikit-learn: seconds; after the study is found
     rows = score(data, target, per_category, n_repeats=repeats, seed=seed)
     columns = ["train", "test"] + [f"{name} ARE %" for name in PREDICTORS] + ["failed fits"]
     table = [[r.train_proportion, r.test_proportion] + [_number(100 * r.are[name], 2) for name in PREDICTORS]

@@ -14,14 +14,21 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from sklearn.base import BaseEstimator
+from typing import TYPE_CHECKING, Any
 
 from iotune.learn.errors import PredictorError
-from iotune.learn.estimators.tags import is_ranker
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 __all__ = ["PERFORMANCE", "PREDICTORS", "REGISTRY", "VARIABILITY", "is_ranker", "make_predictor"]
+
+
+def is_ranker(estimator) -> bool:
+    """True when ``estimator``'s predictions are ranking scores (its estimator tags say so)."""
+    from iotune.learn.estimators.tags import is_ranker as scores_only
+
+    return scores_only(estimator)
 
 
 def cart(random_state=0):

@@ -1,27 +1,30 @@
-"""Predictors of I/O performance variability (paper 003, MOANA, Section 5)."""
+"""Predictors of I/O performance variability (paper 003, MOANA, Section 5).
 
-from iotune.learn.estimators.delaunay import DelaunayInterpolator
-from iotune.learn.estimators.lsp import LinearShepard
-from iotune.learn.estimators.mars import Mars
+Names load with their module when first used: the interpolators need
+scikit-learn and scipy (seconds to import), which reading a study's repeats
+does not.
+"""
 
-__all__ = ["DelaunayInterpolator", "LinearShepard", "Mars"]
+from importlib import import_module
 
-from iotune.variability.evaluation import EvaluationRow, evaluate, evaluate_maps  # noqa: E402
-from iotune.variability.maps import VariabilityMap, map_points  # noqa: E402
-from iotune.variability.planner import (  # noqa: E402
-    RepeatPlanner,
-    bootstrap_interval,
-    convergence,
-    expected_convergence,
-    runs_needed,
-    runs_needed_for_cv,
-    t_interval,
-)
-from iotune.variability.repeats import Repeats
-from iotune.variability.spread import Spread, bimodality_coefficient, describe, is_bimodal
+_EXPORTS = {
+    "DelaunayInterpolator": "iotune.learn.estimators.delaunay", "LinearShepard": "iotune.learn.estimators.lsp",
+    "Mars": "iotune.learn.estimators.mars",
+    "EvaluationRow": "iotune.variability.evaluation", "evaluate": "iotune.variability.evaluation",
+    "evaluate_maps": "iotune.variability.evaluation",
+    "VariabilityMap": "iotune.variability.maps", "map_points": "iotune.variability.maps",
+    **{name: "iotune.variability.planner" for name in (
+        "RepeatPlanner", "bootstrap_interval", "convergence", "expected_convergence", "runs_needed",
+        "runs_needed_for_cv", "t_interval")},
+    "Repeats": "iotune.variability.repeats",
+    **{name: "iotune.variability.spread" for name in ("Spread", "bimodality_coefficient", "describe", "is_bimodal")},
+}
 
-__all__ = [
-    "EvaluationRow", "evaluate", "evaluate_maps", "VariabilityMap", "map_points", "RepeatPlanner",
-    "bootstrap_interval", "convergence", "expected_convergence", "runs_needed", "runs_needed_for_cv", "t_interval",
-    "Repeats", "Spread", "bimodality_coefficient", "describe", "is_bimodal",
-]
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'iotune.variability' has no attribute {name!r}")
+    return getattr(import_module(module), name)
