@@ -71,8 +71,8 @@ def test_single_phase_operations(runner, scratch, operation, phases):
     ("mode", "api", "transfer", "expected"),
     [
         ("o_direct", "POSIX", 64 * 1024, "o_direct"),
-        ("o_direct", "POSIX", 1000, "fadvise_dontneed"),
-        ("fadvise_dontneed", "MPIIO", 64 * 1024, "fadvise_dontneed"),
+        pytest.param("o_direct", "POSIX", 1000, "fadvise_dontneed", marks=pytest.mark.slow),
+        pytest.param("fadvise_dontneed", "MPIIO", 64 * 1024, "fadvise_dontneed", marks=pytest.mark.slow),
         ("page_cache", "POSIX", 64 * 1024, "page_cache"),
     ],
 )
@@ -164,6 +164,7 @@ def test_close_kills_the_ranks_and_removes_the_socket_dir(scratch):
     assert _all_gone(pids)
 
 
+@pytest.mark.slow
 def test_hung_rank_times_out_as_failed(scratch):
     spec = BenchmarkSpec(api="POSIX", block_size=64 * 1024, transfer_size=64 * 1024, env={"IOTUNE_TEST_HANG_RANK": "1"})
     with BuiltinRunner(timeout=2) as short:

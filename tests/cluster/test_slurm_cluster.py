@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.requires_slurm
+pytestmark = [pytest.mark.requires_slurm, pytest.mark.slow]
 
 PLACEMENT = Path(__file__).with_name("mpi_placement.py")
 

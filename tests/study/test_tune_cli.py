@@ -20,6 +20,7 @@ def tune(tmp_path, *args, env=None):
                           env={**os.environ, "IOTUNE_PLAIN": "1", **(env or {})})
 
 
+@pytest.mark.slow
 def test_a_local_tuning_replays_a_table_and_reports_its_best(tmp_path):
     done = tune(tmp_path, GROUND_TRUTH / "testbed_ground_truth.yaml", "--budget", "4", "--workload", WORKLOAD,
                 "--runner", f"replay:{GROUND_TRUTH / 'testbed_ground_truth.csv'}", "--replay-scale", "0",

@@ -90,6 +90,7 @@ def test_three_runs_stay_in_flight_never_twice_the_same_and_the_budget_is_spent_
     assert result.best.configuration.key == min(measured, key=measured.get)
 
 
+@pytest.mark.slow
 def test_with_a_prior_three_workers_find_what_one_finds(tmp_path):
     optimum, times = true_best(TARGET["transfer_size"])
     with measured_store(tmp_path) as store:

@@ -33,6 +33,7 @@ def test_cli_build_status_teardown(testbed_root):
 
 
 @pytest.mark.requires_mpi
+@pytest.mark.slow
 def test_bench_on_a_testbed_records_throttled_trials_and_tears_down(testbed_root, tmp_path):
     (tmp_path / "tb.yaml").write_text(SPEC)
     database = tmp_path / "tb.db"
