@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import time
 from pathlib import Path
+
+
+def default_signals() -> None:
+    """``preexec_fn`` for a child that a test signals: SIGINT, SIGHUP and SIGTERM at their defaults even when this
+    run inherited them ignored (pytest under nohup or as a background job), since iotune leaves an ignored signal
+    ignored and the test is of iotune's handlers."""
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def alive(pid: int) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from iotune.store import Store
-from tests.processes import descendants, exposed, listening_sockets, temporary_files, wait_gone
+from tests.processes import default_signals, descendants, exposed, listening_sockets, temporary_files, wait_gone
 
 pytestmark = pytest.mark.requires_mpi
 
@@ -48,7 +48,7 @@ def test_a_signal_ends_the_campaign_cleanly(workdir, signum, status):
     campaign = subprocess.Popen(
         [sys.executable, "-m", "iotune", "bench", "tiny.yaml", "--db", str(db), "--scratch", "scratch"],
         cwd=workdir, env={**os.environ, "IOTUNE_PLAIN": "1"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        text=True)
+        text=True, preexec_fn=default_signals)
     try:
         deadline = time.monotonic() + 120
         while sum(t.state == "COMPLETE" for t in _trials(db)) < 3 and time.monotonic() < deadline:

@@ -17,6 +17,7 @@ import pytest
 
 from iotune.owner import local_pid
 from iotune.store import Store
+from tests.processes import default_signals
 
 pytestmark = [pytest.mark.requires_slurm, pytest.mark.requires_postgres, pytest.mark.requires_mpi]
 
@@ -38,7 +39,8 @@ def iotune(*args, slurm, cwd, timeout=240, wait=True):
     env = {**slurm.env, "IOTUNE_PLAIN": "1"}
     command = [sys.executable, "-m", "iotune", *map(str, args)]
     if not wait:
-        return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=default_signals)
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from iotune.testbed import StorageConfig, Testbed, list_testbeds
+from tests.processes import default_signals
 
 from .conftest import leftovers, run_cli
 
@@ -24,7 +25,8 @@ OWNER = textwrap.dedent("""\
 
 
 def start_owner(root):
-    process = subprocess.Popen([sys.executable, "-c", OWNER, str(root)], stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-c", OWNER, str(root)], stdout=subprocess.PIPE, text=True,
+                               preexec_fn=default_signals)
     name = process.stdout.readline().strip()
     assert name, "the owner process did not build its testbed"
     return process, name
