@@ -63,8 +63,16 @@ def test_mpiexec_missing(workdir):
 
 
 def test_unknown_study_and_bad_format(workdir):
+    Store(workdir / "s.db").close()
     assert_one_line_error(run_iotune("results", "--study", "nope", "--db", "s.db", cwd=workdir), "nope")
     assert_one_line_error(run_iotune("results", "--format", "xml", "--db", "s.db", cwd=workdir), "xml")
+
+
+@pytest.mark.parametrize("command", [("results",), ("studies",), ("train", "--study", "s"), ("report", "--study", "s"),
+                                     ("export", "out.json")])
+def test_a_command_that_reads_never_creates_a_mistyped_store(workdir, command):
+    assert_one_line_error(run_iotune(*command, "--db", "typo.db", cwd=workdir), "no store at", "typo.db")
+    assert not (workdir / "typo.db").exists() and not (workdir / "out.json").exists()
 
 
 def test_corrupt_import_changes_nothing(workdir):

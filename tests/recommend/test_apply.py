@@ -6,6 +6,7 @@ from iotune.cli.recommend_cmd import run_recommend
 from iotune.profile import workload_values_from
 from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 from iotune.spec.mapping import hints_of
+from iotune.store import Store
 from tests.cli.conftest import run_iotune
 from tests.recommend.conftest import make_model, synthetic_time
 
@@ -47,6 +48,8 @@ def test_run_recommend_json_and_hints_dir(hints_space, tmp_path, capsys, monkeyp
 
 
 def test_cli_bad_input_is_one_line(tmp_path):
+    for name in ("x.db", "iotune.db"):
+        Store(tmp_path / name).close()
     result = run_iotune("recommend", "--study", "nope", "--workload", "transfer_size=1MiB", "--db", tmp_path / "x.db",
                         cwd=tmp_path)
     assert result.returncode != 0 and "Traceback" not in result.stderr

@@ -10,6 +10,7 @@ import pytest
 from iotune.profile.darshan_log import read_darshan
 from iotune.report import profile_report, study_report, write_report
 from iotune.report.darshan import files_table, request_table, volume_table
+from iotune.store import Store
 from iotune.units import MIB
 from iotune.workload import WorkloadError
 from tests.cli.conftest import run_iotune
@@ -92,6 +93,7 @@ def test_a_log_without_io_is_refused():
     (("--profile", FIXTURES / "empty.darshan", "--workload", "transfer_size=1MiB"), "--workload needs --study"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
+    Store(tmp_path / "s.db").close()
     done = run_iotune("report", *args, "--db", tmp_path / "s.db", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr and "Traceback" not in done.stderr

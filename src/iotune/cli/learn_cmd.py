@@ -59,7 +59,7 @@ def train(study: str = STUDY,
 
     check_format(fmt)
     terminal = Terminal()
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         _known(store, study, target, predictor)
         from iotune.learn.model import save_model
         from iotune.learn.training import train as fit
@@ -94,7 +94,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         _known(store, study, target)
         from iotune.learn.evaluation import PredictorScore, evaluate as score
 
@@ -125,7 +125,7 @@ def explain(study: str = STUDY,
 
     check_format(fmt)
     terminal = Terminal()
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         _known(store, study, target)
         from iotune.learn.explanation import explain as describe
 

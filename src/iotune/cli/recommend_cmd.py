@@ -19,7 +19,7 @@ def load_trained(db: str | None, study: str, name: str | None):
     from iotune.store import Store
     from iotune.study import Study
 
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         return Study.open(store, study).space, load_model(store, study, name)
 
 
@@ -36,7 +36,7 @@ def with_spread(result, db: str | None, study: str):
     from iotune.recommend.uncertainty import attach_spread
     from iotune.store import Store
 
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         return attach_spread(result, store, study)
 
 

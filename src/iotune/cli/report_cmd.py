@@ -41,7 +41,7 @@ def report(
         from iotune.study import Study
 
         values = workload_values_from(workload)[0] if workload is not None else None
-        with Store(db) as store:
+        with Store(db, create=False) as store:
             Study.open(store, study)  # a typo is refused before the report's libraries load (seconds)
             from iotune.report import study_report
 

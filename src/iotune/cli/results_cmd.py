@@ -33,7 +33,7 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.store import Store
 
     terminal = Terminal()
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         studies = [store.get_study(study)] if study else store.list_studies()
         if study and studies[0] is None:
             raise IotuneError(f"no study named {study!r} in {store.url}")
@@ -133,7 +133,7 @@ def show_trials(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.space import Space
     from iotune.store import Store
 
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         records = [store.get_study(study)] if study else store.list_studies()
         if study and records[0] is None:
             raise IotuneError(f"no study named {study!r} in {store.url}")

@@ -44,7 +44,7 @@ def run(
         raise IotuneError(f"--explore must be a probability between 0 and 1, got {explore}")
     values, described = workload_values_from(workload or darshan) if (workload or darshan) else (None, None)
     terminal = Terminal()
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         record = store.get_study(study) if study is not None else None
         if record is None:
             known = [s.name for s in store.list_studies() if (s.settings or {}).get("source") != "iotune run"]

@@ -41,7 +41,7 @@ def history(study: str = NAME, db: str = DB, fmt: str = FORMAT) -> None:
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         record = _record(store, study)
         trials = sorted(store.trials(study=study), key=lambda t: (t.started_at or "~", t.id))
     columns, rows = trial_table(trials, {record.name: Space.from_text(record.space_yaml, source=f"study {study}")})
@@ -74,7 +74,7 @@ def delete(study: str = NAME,
     from iotune.store import Store
 
     terminal = Terminal()
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         record = _record(store, study)
         trials = len(store.trial_states(record.id))
         models = len(store.list_models(study))
@@ -95,7 +95,7 @@ def rename(study: str = NAME, new_name: str = typer.Argument(..., help="The new 
     from iotune.store import Store
 
     terminal = Terminal()
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         _record(store, study)
         runs = store.get_study(f"{study}-runs")
         if runs is not None and store.get_study(f"{new_name}-runs") is not None:
@@ -117,7 +117,7 @@ def models(study: str = typer.Option(None, "--study", "-s", help="Only this stud
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         if study is not None:
             _record(store, study)
         found = store.list_models(study)

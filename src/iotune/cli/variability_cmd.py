@@ -27,7 +27,7 @@ def _load(db, study: str | None, runs: int = 2):
 
     if not study:
         raise VariabilityError("--study is required; `iotune studies` lists them")
-    with Store(db) as store:
+    with Store(db, create=False) as store:
         repeats = Repeats.from_store(store, study)
     kept = repeats.require_repeats(runs)
     if len(kept) < len(repeats):

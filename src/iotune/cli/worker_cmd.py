@@ -45,7 +45,7 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
 
     terminal = Terminal()
     try:
-        with Store(db) as store:
+        with Store(db, create=False) as store:
             opened = Study.open(store, study)
             where = prepare_scratch(scratch)
             slurm = allocation()

@@ -61,10 +61,14 @@ class Store:
     ``url`` may be None (``iotune.db`` in the working directory), a file path,
     or a URL such as ``postgresql+psycopg://user:pw@host/db``.  Opening creates
     the schema in an empty database and refuses one written by a newer iotune.
+    With ``create=False`` (commands that only read what was measured) a SQLite
+    file that does not exist is an error rather than a new, empty store.
     """
 
-    def __init__(self, url: str | os.PathLike | None = None):
+    def __init__(self, url: str | os.PathLike | None = None, *, create: bool = True):
         self.url = normalize_url(url)
+        if not create:
+            _require_existing(self.url)
         self._closed = False
         self._engine = create_engine(self.url)
         try:
@@ -646,3 +650,9 @@ def _impossible_as_failed(measurement: Measurement) -> Measurement:
                     "the measurement is not kept"))
     return measurement
 
+
+def _require_existing(url: str) -> None:
+    parsed = sa.engine.make_url(url)
+    path = parsed.database
+    if parsed.get_backend_name() == "sqlite" and path and path != ":memory:" and not os.path.exists(path):
+        raise StoreError(f"no store at {path}: check --db (bench, tune, screen and import create one)")
