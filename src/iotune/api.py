@@ -179,9 +179,9 @@ class Study:
         return report
 
     def optimize(self, func: Callable[[dict], float], n_trials: int | None = None, *, sampler: str | None = None,
-                 repeats: int = 1, seed: int | None = None, progress: Progress | None = None):
+                 repeats: int | None = None, seed: int | None = None, progress: Progress | None = None):
         """Minimise ``func(config) -> seconds`` over the space: ``sampler`` (default: the spec's) proposes at most
-        ``n_trials`` configurations, each run ``repeats`` times.
+        ``n_trials`` configurations, each run ``repeats`` times (default: the spec's).
 
         ``config`` is a dict of parameter values.  An exception in ``func`` or a return value that is not a
         number of seconds > 0 is a FAILED trial with the error; the study goes on.  Returns the campaign report.
