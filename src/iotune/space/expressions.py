@@ -20,10 +20,13 @@ import ast
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iotune.errors import SpaceError, UnitError
 from iotune.units import parse_size
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NUMBER = "number"
 TEXT = "text"

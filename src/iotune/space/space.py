@@ -12,7 +12,7 @@ import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -22,6 +22,9 @@ from iotune.space.expressions import Expression, ExpressionError
 from iotune.space.parameter import Parameter
 from iotune.space.reader import space_arguments
 from iotune.yamlio import load_yaml, read_yaml_file, where
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SMALL_SPACE = 100_000
 CHUNK = 65_536
