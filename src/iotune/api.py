@@ -32,7 +32,7 @@ def _spec(spec) -> CampaignSpec:
     if isinstance(spec, Mapping):
         return CampaignSpec.from_data(dict(spec), "the spec given to create_study")
     if isinstance(spec, (str, os.PathLike)):
-        return CampaignSpec.from_file(spec)
+        return CampaignSpec.from_file(Path(spec))
     raise IotuneError(f"a spec is a path to a YAML file, a dict or a CampaignSpec, got {type(spec).__name__}")
 
 
@@ -77,7 +77,8 @@ def load_study(name: str, storage: str | os.PathLike | None = None) -> Study:
         raise
 
 
-def run_bench(store: Store, spec: CampaignSpec, name: str, *, runner="builtin", scratch: Path | None = None,
+def run_bench(store: Store, spec: CampaignSpec, name: str, *, runner="builtin",
+              scratch: str | os.PathLike | None = None,
               sampler: str | None = None, budget: int | None = None, seed: int | None = None,
               resume: bool = False, retry_failed: bool = False, timeout: float = 600.0, mpiexec: str | None = None,
               testbed_dir: Path | None = None, configurations=None, replay_scale: float = 1.0,
@@ -113,7 +114,8 @@ def run_bench(store: Store, spec: CampaignSpec, name: str, *, runner="builtin", 
         try:
             return run(campaign) if run is not None else campaign.run()
         finally:
-            campaign.worker.close()
+            if campaign.worker is not None:
+                campaign.worker.close()
     finally:
         if named:
             bench_runner.close()
