@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import math
-import tempfile
 from pathlib import Path
 
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
-
-RUNNERS = ("builtin", "ior", "replay:TABLE.csv")
-
-
-def default_scratch() -> Path:
-    return Path(tempfile.gettempdir()) / "iotune-scratch"
-
+from iotune.runners import registry
+from iotune.runners.registry import default_scratch
 
 MEMORY_FILE_SYSTEMS = {"tmpfs": "memory", "ramfs": "memory", "overlay": "a container's overlay",
                        "overlayfs": "a container's overlay"}
@@ -65,53 +58,11 @@ def scratch_warnings(scratch: Path, kind: str, spec=None) -> list[str]:
     return warnings
 
 
-def make_runner(kind: str, timeout: float, mpiexec: str | None, nodes: int = 1):
-    """The benchmark runner ``kind`` (builtin: iotune's MPI kernel, its ranks over ``nodes`` nodes of a Slurm
-    allocation; ior: the ior binary)."""
-    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
-        raise IotuneError(f"--timeout must be a positive number of seconds, got {timeout!r}")
-    if kind == "builtin":
-        from iotune.bench.runner import BuiltinRunner
-
-        return BuiltinRunner(mpiexec=mpiexec, timeout=timeout, nodes=nodes)
-    if kind == "ior":
-        from iotune.bench.ior import IorRunner
-
-        return IorRunner(mpiexec=mpiexec, timeout=timeout)
-    raise IotuneError(f"--runner must be one of {', '.join(RUNNERS)}, got {kind!r}")
-
-
 def runner_and_storage(spec, kind: str, timeout: float, mpiexec: str | None, scratch: Path,
                        testbed_dir: Path | None = None, replay_scale: float = 1.0, nodes: int = 1):
-    """The runner and the storage provider (None unless the spec varies storage) for ``spec``.
-
-    ``replay:TABLE.csv`` replays recorded trials instead of measuring (:mod:`iotune.study.replay`).
-    ``nodes``: the builtin runner's trials span that many nodes (a worker in a Slurm allocation).
-    """
-    if kind.startswith("replay:"):
-        from iotune.study.replay import ReplayRunner, ReplayStorage, ReplayTable
-
-        table = ReplayTable(spec, kind.split(":", 1)[1])
-        storage = ReplayStorage(table, scratch, replay_scale) if spec.uses_testbed else None
-        return ReplayRunner(table, scale=replay_scale), storage
-    runner = make_runner(kind, timeout, mpiexec, nodes)
-    try:
-        return runner, storage_provider(spec, kind, timeout, mpiexec, testbed_dir)
-    except BaseException:
-        runner.close()
-        raise
-
-
-def storage_provider(spec, runner_kind: str, timeout: float, mpiexec: str | None, testbed_dir: Path | None = None):
-    """A TestbedProvider when ``spec`` builds storage, else None."""
-    if not spec.uses_testbed:
-        return None
-    from iotune.testbed import TestbedProvider
-
-    provider = TestbedProvider(testbed_dir, lambda wrapper: make_runner(runner_kind, timeout, wrapper), mpiexec)
-    provider.check()
-    Terminal().info("the spec builds storage: each storage configuration is measured on its own testbed")
-    return provider
+    """:func:`iotune.runners.registry.runner_and_storage`, saying on the terminal when the spec builds storage."""
+    return registry.runner_and_storage(spec, kind, timeout, mpiexec, scratch, testbed_dir, replay_scale, nodes,
+                                       say=Terminal().info)
 
 
 def executor_job(executor: str, workers: int | None, partition: str | None, time_limit: str | None,

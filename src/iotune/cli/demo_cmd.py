@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import make_runner, prepare_scratch, run_campaign
+from iotune.cli.common import prepare_scratch, run_campaign
+from iotune.runners.registry import make_runner
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 

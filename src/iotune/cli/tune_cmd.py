@@ -24,6 +24,7 @@ from iotune.cli.options import (
     WORKERS,
 )
 from iotune.cli.terminal import Terminal, check_format
+from iotune.runners.registry import RUNNER_HELP
 from iotune.errors import IotuneError
 
 
@@ -41,8 +42,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                                                                    "(repeatable)."),
          seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
-         runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py), ior, or "
-                                    "replay:TABLE.csv (recorded trials looked up, a stand-in for the storage)."),
+         runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
          timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a run is killed and failed."),
          fmt: str = typer.Option("table", "--format", "-f", help="table or json (a summary on stdout)."),
          resume: bool = typer.Option(False, "--resume", help="With --executor slurm: re-attach to the study's "
