@@ -27,6 +27,23 @@ def _system(config: dict, space) -> dict:
     return {p.name: config.get(p.name) for p in space.parameters if p.role == "system"}
 
 
+def measured_as(trials) -> str:
+    """What a study's stored seconds are: the benchmark's I/O time, or for application runs (``tune -- CMD``) the
+    wall time, the I/O time of Darshan logs or the application's own metric (as each trial records)."""
+    sources = {(t.extra or {}).get("phase_seconds_source", "wall time") for t in trials if t.runner == "command"}
+    if not sources:
+        return "I/O time s"
+    names = {"wall time": "wall time s", "darshan io time": "I/O time s (Darshan)",
+             "metric": "metric (as stored)"}
+    if len(sources) == 1:
+        return names.get(next(iter(sources)), "time s")
+    return "mixed: " + ", ".join(sorted(names.get(x, x) for x in sources))
+
+
+def _spread(mean: float, std: float, n: int) -> str:
+    return f"{mean:.3f} (one run)" if n == 1 else f"{mean:.3f} ± {std:.3f} (n={n})"
+
+
 def show_best(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.analysis import best_per_workload
     from iotune.space import Space
@@ -45,7 +62,8 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
             if (record.settings or {}).get("source") == "iotune run":
                 records.extend(show_runs(record, space, store.trials(study=record.name), fmt, terminal))
                 continue
-            bests = best_per_workload(space, store.trials(study=record.name))
+            found = store.trials(study=record.name)
+            bests = best_per_workload(space, found)
             if fmt != "table":
                 records.extend({"study": record.name, **b.to_dict()} for b in bests)
                 continue
@@ -54,14 +72,14 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
                 rows.append([
                     _describe(best.workload, space),
                     _describe(_system(best.best.config, space), space),
-                    f"{best.best.mean_time:.3f} ± {best.best.std_time:.3f} (n={best.best.n})",
+                    _spread(best.best.mean_time, best.best.std_time, best.best.n),
                     f"{best.best.mean_bandwidth:.0f}",
                     f"{best.speedup_vs_default:.2f}x" if best.speedup_vs_default else "not measured",
                     f"{best.speedup_vs_median:.2f}x",
                     f"{best.speedup_vs_worst:.2f}x",
                     best.configurations,
                 ])
-            terminal.emit(["workload", "best configuration", "I/O time s (mean ± sd)", "MiB/s",
+            terminal.emit(["workload", "best configuration", f"{measured_as(found)} (mean ± sd)", "MiB/s",
                            "vs default", "vs median", "vs worst", "configs"], rows, "table",
                           title=f"study {record.name}: fastest configuration per workload")
             if bests:

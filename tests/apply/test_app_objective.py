@@ -1,0 +1,118 @@
+"""An application is tuned on its I/O when it says how long its I/O took, and warned about when only wall time is
+known (issue 19, item 3: an mpi4py application that sleeps 1 s before a short write)."""
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from iotune.apply.launch import StartUp, empty_launch
+from iotune.apply.metric import Metric
+from iotune.cli.app import main
+from iotune.cli.tune_cmd import start_up_noise
+from iotune.errors import IotuneError
+from iotune.spec import CampaignSpec
+from iotune.store import Store
+from iotune.study import Study
+
+APP = Path(__file__).parent / "app_sleepy.py"
+SPEC = """
+name: sleepy
+parameters:
+  - {name: processes, type: integer, levels: [2], role: workload, layer: application}
+  - {name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio}
+benchmark: {api: MPIIO, block_size: 1MiB}
+"""
+
+
+def _tune(tmp_path, capfd, monkeypatch, *options):
+    url = str(tmp_path / "iotune.db")
+    with Store(url) as store:
+        Study.create(store, "sleepy", CampaignSpec.from_text(SPEC))
+    for name in [n for n in os.environ if n.startswith("IOR_HINT__") or n in ("ROMIO_HINTS", "MPICH_MPIIO_HINTS")]:
+        monkeypatch.delenv(name)
+    mpiexec = str(Path(sys.executable).parent / "mpiexec")
+    code = main(["tune", "--study", "sleepy", "--db", url, "--budget", "2", "--format", "json",
+                 "--scratch", str(tmp_path / "scratch"), *options,
+                 "--", mpiexec, "-n", "2", sys.executable, str(APP), str(tmp_path / "out.dat")])
+    captured = capfd.readouterr()
+    assert code == 0, captured.err
+    with Store(url) as store:
+        runs = sorted(store.trials(study="sleepy-runs"), key=lambda t: t.seq or 0)
+    return json.loads(captured.out[captured.out.index("{"):]), runs, captured.err, url
+
+
+@pytest.mark.requires_mpi
+def test_a_metric_tunes_the_io_the_application_printed_not_its_sleep(tmp_path, capfd, monkeypatch):
+    summary, runs, err, _ = _tune(tmp_path, capfd, monkeypatch, "--metric", r"write time: ([0-9.]+) s")
+    printed = [float(x) for x in re.findall(r"write time: ([0-9.]+) s", err)]
+    assert len(runs) == 2 and all(t.state == "COMPLETE" for t in runs)
+    assert [t.phases[0].seconds for t in runs] == pytest.approx(printed)  # what the application said, in order
+    for trial in runs:
+        assert trial.extra["phase_seconds_source"] == "metric"
+        assert trial.phases[0].seconds < trial.wall_seconds - 0.9  # the 1 s sleep is not in the objective
+    assert "metric" in summary["measured"] and summary["best"]["mean"] < 0.9
+    assert "wall time, not its I/O" not in err
+
+
+@pytest.mark.requires_mpi
+def test_a_maximized_bandwidth_metric_is_stored_as_its_inverse(tmp_path, capfd, monkeypatch):
+    summary, runs, err, _ = _tune(tmp_path, capfd, monkeypatch, "--metric", r"write bandwidth: ([0-9.]+) MiB/s",
+                                  "--maximize")
+    printed = [float(x) for x in re.findall(r"write bandwidth: ([0-9.]+) MiB/s", err)]
+    assert [1 / t.phases[0].seconds for t in runs] == pytest.approx(printed)
+    assert all(t.extra["metric"]["direction"] == "maximized" for t in runs)
+
+
+@pytest.mark.requires_mpi
+def test_without_a_metric_the_wall_time_is_said_and_labelled(tmp_path, capfd, monkeypatch):
+    summary, runs, err, url = _tune(tmp_path, capfd, monkeypatch)
+    assert "objective is the application's wall time, not its I/O time" in err and "--metric" in err
+    assert "start-up" in err and summary["start_up_s"] and len(summary["start_up_s"]) == 5
+    assert all(t.extra["phase_seconds_source"] == "wall time" for t in runs)
+    assert all(t.phases[0].seconds == pytest.approx(t.wall_seconds) for t in runs)
+    assert summary["measured"].startswith("wall time")
+    assert main(["results", "--db", url, "--study", "sleepy-runs"]) == 0
+    table = capfd.readouterr().out
+    assert "wall time" in table and "I/O time" not in table
+
+
+def test_no_gain_is_declared_within_start_up_noise():
+    class Estimate:
+        def __init__(self, mean):
+            self.mean = mean
+
+    class Result:
+        gain, best, default = 1.27, Estimate(1.30), Estimate(1.65)
+
+    noisy = StartUp(("mpiexec", "-n", "2", "python", "-c", "pass"), (1.0, 1.4, 1.1, 1.2, 1.3))
+    assert "no gain declared" in start_up_noise(Result(), noisy)
+    calm = StartUp(noisy.command, (1.0, 1.02, 1.01, 1.0, 1.01))
+    assert start_up_noise(Result(), calm) is None
+    assert start_up_noise(Result(), None) is None
+
+
+def test_empty_launch_keeps_the_launcher_and_the_interpreter():
+    assert empty_launch(["mpiexec", "-n", "2", "python3", "app.py", "-n", "5"]) == \
+        ["mpiexec", "-n", "2", "python3", "-c", "pass"]
+    assert empty_launch(["srun", "--ntasks=4", "-p", "debug", "./app"]) == ["srun", "--ntasks=4", "-p", "debug", "true"]
+    assert empty_launch(["mpiexec", "-genv", "A", "1", "-n", "2", "./app"]) == \
+        ["mpiexec", "-genv", "A", "1", "-n", "2", "true"]
+    assert empty_launch(["./app", "x"]) == ["true"]
+
+
+def test_metric_syntax_and_values():
+    metric = Metric.parse(r"Max Write: *([0-9.]+) MiB/sec", maximize=True)
+    assert metric.find("Max Write: 10.5 MiB/sec\nMax Write: 200.25 MiB/sec\n") == 200.25  # the last match
+    assert metric.seconds(200.0) == pytest.approx(0.005)
+    with pytest.raises(IotuneError, match="no line"):
+        metric.find("nothing here")
+    with pytest.raises(IotuneError, match="not a regular expression"):
+        Metric.parse("([0-9")
+    with pytest.raises(IotuneError, match="2 groups"):
+        Metric.parse("(a)(b)")
+    with pytest.raises(IotuneError, match="not a number"):
+        Metric.parse("took (.*) s").find("took lots s")
