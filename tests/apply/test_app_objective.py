@@ -116,3 +116,37 @@ def test_metric_syntax_and_values():
         Metric.parse("(a)(b)")
     with pytest.raises(IotuneError, match="not a number"):
         Metric.parse("took (.*) s").find("took lots s")
+
+
+COPY_LOG = """
+import os, shutil, sys
+shutil.copy(sys.argv[1], os.path.join(os.environ["DARSHAN_LOGPATH"], "app.darshan"))
+"""
+
+
+def test_a_preloaded_darshan_gets_a_log_directory_of_its_own_and_its_io_time_is_the_objective(tmp_path):
+    """darshan-runtime is not installable here (neither apt nor PyPI has it): the "application" stands in for it by
+    leaving a real Darshan log where the runtime would, in the DARSHAN_LOGPATH iotune chose for the run."""
+    from iotune.apply.command import execute
+    from iotune.profile import from_darshan
+
+    fixture = Path(__file__).parents[1] / "profile" / "fixtures" / "ior-posix-16procs.darshan"
+    library = tmp_path / "libdarshan.so"
+    library.write_bytes(b"")  # never loaded: the loader ignores a preload it cannot map, with a message
+    app = tmp_path / "app.py"
+    app.write_text(COPY_LOG)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DARSHAN_")}
+    environ["LD_PRELOAD"] = str(library)
+    execution = execute([sys.executable, str(app), str(fixture)], {}, {}, environ=environ)
+    assert execution.returncode == 0 and execution.source == "darshan io time"
+    assert execution.io_seconds == pytest.approx(from_darshan(fixture).io_seconds)
+    measurement = execution.measurement(["app"])
+    assert measurement.phases[0].seconds == pytest.approx(execution.io_seconds) != execution.wall_seconds
+    assert execution.darshan_log is None  # the run's log directory is gone with the run
+
+
+def test_darshan_library_that_is_not_there_is_an_error(tmp_path, capsys):
+    code = main(["tune", "--study", "x", "--db", str(tmp_path / "no.db"), "--budget", "1",
+                 "--darshan", str(tmp_path / "libdarshan.so"), "--", "true"])
+    assert code == 2 and "no such file" in capsys.readouterr().err
+    assert not (tmp_path / "no.db").exists()
