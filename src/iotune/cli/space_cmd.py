@@ -37,8 +37,14 @@ def validate(spec: Path = typer.Argument(..., help="Campaign spec (YAML): space,
     settings = loaded.campaign
     sampler = make_sampler(settings.sampler, loaded.space, seed=settings.seed, budget=settings.budget,
                            options=settings.options, spec=loaded)
+    from iotune.cli.common import check_runnable_configurations, warn_unknown_hints
+
     terminal = Terminal()
+    warn_unknown_hints(loaded, terminal)
+    check_runnable_configurations(loaded)
     if isinstance(sampler, DesignSampler):
+        if not sampler.configurations:
+            raise SpaceError(f"{spec}: sampler {settings.sampler} plans no configuration")
         for configuration in sampler.configurations:
             benchmark_spec(loaded.space, configuration, loaded.benchmark)
         count = len(sampler.configurations) if settings.budget is None else min(settings.budget,

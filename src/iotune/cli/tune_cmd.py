@@ -106,6 +106,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
             tune_study = study or loaded.name
             priors = []
         tuned_spec, extended = _with_levels(loaded, values)
+        _check_candidates(tuned_spec, values, seed)
         if extended:
             tune_study = f"{tune_study}-{tuned_spec.space.hash[:6]}"
             existing = store.get_study(study or loaded.name) if not command else None
@@ -127,6 +128,15 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                                 runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale,
                                 measure=measure)
     _show_result(terminal, result, target, fmt, command, measure)
+
+
+def _check_candidates(spec, values: dict, seed: int) -> None:
+    """IotuneError, before any study is made, when no configuration of the workload can run."""
+    from iotune.cli.common import check_runnable_configurations
+    from iotune.study.tune import workload_configurations
+
+    candidates = workload_configurations(spec.space, values, seed=seed)
+    check_runnable_configurations(spec, candidates, f" for workload {_describe_workload(values) or 'the default'}")
 
 
 def _measure(command: list[str], metric: str | None, maximize: bool, darshan: str | None, timeout: float):
