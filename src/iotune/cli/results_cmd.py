@@ -27,6 +27,13 @@ def _system(config: dict, space) -> dict:
     return {p.name: config.get(p.name) for p in space.parameters if p.role == "system"}
 
 
+def no_study(store, study: str) -> IotuneError:
+    """The error for a study the store does not hold, naming the ones it does."""
+    known = [s.name for s in store.list_studies()]
+    listed = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "") if known else "none yet"
+    return IotuneError(f"no study named {study!r} in {store.url} (studies: {listed})")
+
+
 def measured_as(trials) -> str:
     """What a study's stored seconds are: the benchmark's I/O time, or for application runs (``tune -- CMD``) the
     wall time, the I/O time of Darshan logs or the application's own metric (as each trial records)."""
@@ -53,7 +60,7 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
     with Store(db, create=False) as store:
         studies = [store.get_study(study)] if study else store.list_studies()
         if study and studies[0] is None:
-            raise IotuneError(f"no study named {study!r} in {store.url}")
+            raise no_study(store, study)
         if not studies:
             raise IotuneError(f"no studies in {store.url}; run `iotune bench SPEC.yaml` or `iotune demo` first")
         records = []
@@ -154,7 +161,7 @@ def show_trials(db: str | None, study: str | None, fmt: str) -> None:
     with Store(db, create=False) as store:
         records = [store.get_study(study)] if study else store.list_studies()
         if study and records[0] is None:
-            raise IotuneError(f"no study named {study!r} in {store.url}")
+            raise no_study(store, study)
         spaces = {r.name: Space.from_text(r.space_yaml, source=f"study {r.name}") for r in records}
         found = store.trials(study=study)
     columns, rows = trial_table(found, spaces)

@@ -89,7 +89,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         from iotune.cli.slurm_executor import shared_store_url
 
         db = shared_store_url(db)
-    with Store(db) as store:
+    with Store(db, create=not command) as store:  # an application is tuned in the space of a study already stored
         if command:
             if study is None:
                 raise IotuneError("tuning a command needs --study: the study whose space and measurements to use")
@@ -108,7 +108,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         tuned_spec, extended = _with_levels(loaded, values)
         _check_candidates(tuned_spec, values, seed)
         if extended:
-            tune_study = f"{tune_study}-{tuned_spec.space.hash[:6]}"
+            tune_study = f"{tune_study}-{'-'.join(extended)}"
             existing = store.get_study(study or loaded.name) if not command else None
             priors += [Study.open(store, existing.name)] if existing is not None else []
             terminal.info(f"the workload's {', '.join(extended)} is not a level of the spec: tuning it in study "
@@ -117,8 +117,9 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         target = Study.open_or_create(store, tune_study, tuned_spec, resume=True,
                                       settings={"sampler": "tune", "objective": objective})
         shown = measure.metric.shown if measure is not None and measure.metric is not None else None
+        ran: list = []
         tuning = dict(objective=Objective(objective), prior_studies=tuple(priors), seed=seed,
-                      on_step=lambda step, so_far: show_step(terminal, step, so_far, budget, shown))
+                      on_step=lambda step, so_far: (ran.append(step), show_step(terminal, step, so_far, budget, shown)))
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
                                     scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec,
@@ -127,6 +128,10 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
             result = _tune_here(terminal, target, values, budget, tuning, command=command, scratch=scratch,
                                 runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale,
                                 measure=measure)
+    if not ran and result.runs >= budget:
+        terminal.info(f"the budget of {budget} runs is already spent in study {target.name} ({result.runs} runs of "
+                      "this workload in the store): nothing was run; the result of those runs follows (a larger "
+                      "--budget runs more)")
     _show_result(terminal, result, target, fmt, command, measure)
 
 

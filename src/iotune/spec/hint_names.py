@@ -1,4 +1,5 @@
-"""MPI-IO hint names that some MPI library documents, and a warning for a hint name none does.
+"""MPI-IO hint names that some MPI library documents, and warnings for a hint name none does or a size hint
+that is not a power of two (``1MB`` is 10^6 bytes; ``1MiB`` and ``1m`` are 2^20).
 
 An MPI library ignores a hint it does not know, silently (MPI 4.0, Sec. 14.2.8:
 "an implementation is free to ignore all hints"), so a misspelt hint
@@ -43,10 +44,47 @@ def unknown_hint_warnings(hints: list[str]) -> list[str]:
     return out
 
 
+POWER_OF_TWO = {"cb_buffer_size": "ROMIO's collective buffer", "ind_rd_buffer_size": "ROMIO's data-sieving buffer",
+                "ind_wr_buffer_size": "ROMIO's data-sieving buffer", "striping_unit": "Lustre (a multiple of 64 KiB)",
+                "cb_block_size": "the collective block", "romio_min_fdomain_size": "ROMIO's file domains"}
+"""Size hints whose value is meant to be a power of two, and what expects it."""
+
+
+def decimal_size(nbytes: int) -> str | None:
+    """``"1MB = 10^6 bytes"`` for a count that is a whole number of decimal units but not of binary ones, else
+    None (1MB is 10^6 bytes, 1MiB and 1m are 2^20)."""
+    if nbytes <= 0 or nbytes % 1024 == 0:
+        return None
+    for suffix, power in (("TB", 12), ("GB", 9), ("MB", 6), ("KB", 3)):
+        if nbytes % 10 ** power == 0:
+            return f"{nbytes // 10 ** power}{suffix} = {nbytes // 10 ** power}x10^{power} bytes"
+    return None
+
+
+def power_of_two_warnings(spec) -> list[str]:
+    """A warning for each level of a size hint (:data:`POWER_OF_TWO`) that is not a power of two."""
+    from iotune.spec.mapping import hint_key
+    from iotune.units import format_size
+
+    out = []
+    for parameter in spec.space.parameters:
+        key = hint_key(parameter)
+        if parameter.type != "size" or key not in POWER_OF_TWO:
+            continue
+        for value in parameter.levels:
+            if value > 0 and value & (value - 1) == 0:
+                continue
+            decimal = decimal_size(value)
+            out.append(f"{parameter.name} level {format_size(value)}" + (f" ({decimal})" if decimal else "")
+                       + f" is not a power of two, which {POWER_OF_TWO[key]} expects"
+                       + ("; MB, KB, GB are powers of 1000: write MiB (or m) for powers of 1024" if decimal else ""))
+    return out
+
+
 def spec_hint_warnings(spec) -> list[str]:
     """The :func:`unknown_hint_warnings` of the hints a campaign spec sets: its parameters' and ``benchmark: hints``."""
     from iotune.spec.mapping import hint_key
 
     names = [key for key in (hint_key(p) for p in spec.space.parameters) if key]
     names += [name for name in (spec.benchmark.get("hints") or {}) if name not in names]
-    return unknown_hint_warnings(names)
+    return unknown_hint_warnings(names) + power_of_two_warnings(spec)
