@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from iotune.apply.launch import StartUp, empty_launch
+from iotune.apply.launch import StartUp, empty_launch, empty_launches
 from iotune.apply.metric import Metric
 from iotune.cli.app import main
 from iotune.cli.tune_cmd import start_up_noise
@@ -76,23 +76,28 @@ def test_without_a_metric_the_wall_time_is_said_and_labelled(tmp_path, capfd, mo
     assert all(t.phases[0].seconds == pytest.approx(t.wall_seconds) for t in runs)
     assert summary["measured"].startswith("wall time")
     assert main(["results", "--db", url, "--study", "sleepy-runs"]) == 0
-    table = capfd.readouterr().out
-    assert "wall time" in table and "I/O time" not in table
+    shown = capfd.readouterr()
+    assert "wall time" in shown.out and "I/O time" not in shown.out
+    noise = StartUp((), tuple(summary["start_up_s"])).noise
+    assert f"start-up alone can put two runs up to {noise:.3f} s apart" in shown.err
 
 
 def test_no_gain_is_declared_within_start_up_noise():
-    class Estimate:
-        def __init__(self, mean):
-            self.mean = mean
+    from types import SimpleNamespace as Fake
 
-    class Result:
-        gain, best, default = 1.27, Estimate(1.30), Estimate(1.65)
+    def estimate(mean, key):
+        return Fake(mean=mean, configuration=Fake(key=key))
 
+    result = Fake(gain=1.27, best=estimate(1.30, "b"), default=estimate(1.65, "d"))
     noisy = StartUp(("mpiexec", "-n", "2", "python", "-c", "pass"), (1.0, 1.4, 1.1, 1.2, 1.3))
-    assert "no gain declared" in start_up_noise(Result(), noisy)
+    # sd 0.158 s over 5 launches: t(0.975, 4) x sqrt(2) x 0.158 = 0.621 s > 0.350 s apart
+    assert noisy.noise == pytest.approx(2.7764 * 2 ** 0.5 * 0.158114, rel=1e-3)
+    assert "no gain declared" in start_up_noise(result, noisy) and "0.350 s" in start_up_noise(result, noisy)
     calm = StartUp(noisy.command, (1.0, 1.02, 1.01, 1.0, 1.01))
-    assert start_up_noise(Result(), calm) is None
-    assert start_up_noise(Result(), None) is None
+    assert start_up_noise(result, calm) is None
+    assert start_up_noise(result, None) is None
+    itself = Fake(gain=1.0, best=estimate(1.30, "d"), default=estimate(1.30, "d"))
+    assert start_up_noise(itself, noisy) is None  # the default is best: there is no gain to withhold
 
 
 def test_empty_launch_keeps_the_launcher_and_the_interpreter():
@@ -102,6 +107,9 @@ def test_empty_launch_keeps_the_launcher_and_the_interpreter():
     assert empty_launch(["mpiexec", "-genv", "A", "1", "-n", "2", "./app"]) == \
         ["mpiexec", "-genv", "A", "1", "-n", "2", "true"]
     assert empty_launch(["./app", "x"]) == ["true"]
+    assert empty_launches(["mpiexec", "-n", "2", "python3", "app.py"]) == [
+        ["mpiexec", "-n", "2", "python3", "-c", "from mpi4py import MPI"], ["mpiexec", "-n", "2", "python3", "-c", "pass"]]
+    assert empty_launches(["python3", "app.py"]) == [["python3", "-c", "pass"]]
 
 
 def test_metric_syntax_and_values():

@@ -4,14 +4,16 @@
 Python before the application does anything; a wall time of such a run
 measures that start-up mostly.  :func:`start_up` measures it once: the
 command's launcher with the same options (``mpiexec -n 2``, ``srun -n 4``)
-running the same interpreter doing nothing (``python -c pass``, or ``true``
-for a compiled program), :data:`LAUNCHES` times; the figures are cached in a
+running the same interpreter doing nothing but start MPI (``python -c 'from
+mpi4py import MPI'``, else ``python -c pass``; ``true`` for a compiled
+program), :data:`LAUNCHES` times; the figures are cached in a
 JSON file (the scratch directory) per host and launch prefix.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import statistics
@@ -43,18 +45,38 @@ class StartUp:
         return statistics.median(self.seconds)
 
     @property
-    def spread(self) -> float:
-        """Max minus min of the launches: how much start-up alone moves one run's wall time."""
-        return max(self.seconds) - min(self.seconds)
+    def noise(self) -> float:
+        """How far apart start-up alone can put two single runs (seconds): the 95% bound of the difference of two
+        launches, t(0.975, n-1) x sqrt(2) x the launches' standard deviation (a prediction bound: the standard
+        deviation is estimated from n launches, hence Student's t)."""
+        if len(self.seconds) < 2:
+            return math.inf
+        from scipy.stats import t
+
+        return float(t.ppf(0.975, len(self.seconds) - 1)) * math.sqrt(2) * statistics.stdev(self.seconds)
 
     def describe(self) -> str:
-        return (f"start-up {self.median:.3f} s (median of {len(self.seconds)} runs of `{' '.join(self.command)}`, "
-                f"spread {self.spread:.3f} s)")
+        return (f"start-up {self.median:.3f} s, median of {len(self.seconds)} runs of `{' '.join(self.command)}`; "
+                f"start-up alone puts two runs up to {self.noise:.3f} s apart (95%)")
+
+
+MPI_PYTHON = "from mpi4py import MPI"
+
+
+def empty_launches(command: list[str]) -> list[list[str]]:
+    """The empty launches to try, best first: a Python program under an MPI launcher most likely starts MPI
+    with mpi4py (``mpiexec -n 2 python -c 'from mpi4py import MPI'``: MPI_Init and the import included), else
+    the interpreter alone (:func:`empty_launch`)."""
+    empty = empty_launch(command)
+    if empty[-2:] == ["-c", "pass"] and Path(command[0]).name in LAUNCHERS:
+        return [[*empty[:-1], MPI_PYTHON], empty]
+    return [empty]
 
 
 def empty_launch(command: list[str]) -> list[str]:
     """The command's launcher and interpreter doing nothing: ``mpiexec -n 2 python app.py`` ->
-    ``mpiexec -n 2 python -c pass``; a program that is neither -> ``true`` under the same launcher."""
+    ``mpiexec -n 2 python -c pass``; a program that is neither -> ``true`` under the same launcher (a
+    compiled program's MPI_Init is then not included)."""
     words, index = list(command), 0
     if words and Path(words[0]).name in LAUNCHERS:
         index = 1
@@ -80,19 +102,41 @@ def _cache_key(command: list[str]) -> str:
 
 def start_up(command: list[str], cache_dir: Path | None, environ: dict | None = None,
              launches: int = LAUNCHES, timeout: float = 120.0) -> StartUp | None:
-    """The start-up of ``command`` on this host, measured once and cached in ``cache_dir``; None when the empty
-    launch cannot run (the application's own run says why)."""
-    empty = empty_launch(command)
+    """The start-up of ``command`` on this host, measured once and cached in ``cache_dir``; None when no empty
+    launch can run (the application's own run says why)."""
     cache = Path(cache_dir) / CACHE if cache_dir is not None else None
+    key = _cache_key(empty_launch(command))
     known: dict = {}
     if cache is not None and cache.is_file():
         try:
             known = json.loads(cache.read_text())
-            entry = known.get(_cache_key(empty))
+            entry = known.get(key)
             if entry:
                 return StartUp(tuple(entry["command"]), tuple(float(s) for s in entry["seconds"]))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             known = {}
+    measured = None
+    for empty in empty_launches(command):
+        seconds = _time_launches(empty, environ, launches, timeout)
+        if seconds:
+            measured = StartUp(tuple(empty), tuple(seconds))
+            break
+    if measured is None:
+        return None
+    if cache is not None:
+        known[key] = asdict(measured)
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            partial = cache.with_name(f"{cache.name}.{os.getpid()}")
+            partial.write_text(json.dumps(known, indent=1))
+            partial.replace(cache)
+        except OSError:
+            pass
+    return measured
+
+
+def _time_launches(empty: list[str], environ: dict | None, launches: int, timeout: float) -> list[float] | None:
+    """Wall seconds of ``launches`` runs of ``empty``; None when one fails or cannot start."""
     seconds = []
     for _ in range(launches):
         begin = time.perf_counter()
@@ -104,17 +148,7 @@ def start_up(command: list[str], cache_dir: Path | None, environ: dict | None = 
         if done.returncode != 0:
             return None
         seconds.append(time.perf_counter() - begin)
-    measured = StartUp(tuple(empty), tuple(seconds))
-    if cache is not None:
-        known[_cache_key(empty)] = asdict(measured)
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            partial = cache.with_name(f"{cache.name}.{os.getpid()}")
-            partial.write_text(json.dumps(known, indent=1))
-            partial.replace(cache)
-        except OSError:
-            pass
-    return measured
+    return seconds
 
 
 SHORT = 3.0

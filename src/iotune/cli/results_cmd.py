@@ -47,6 +47,27 @@ def measured_as(trials) -> str:
     return "mixed: " + ", ".join(sorted(names.get(x, x) for x in sources))
 
 
+def start_up_noise(trials) -> float | None:
+    """How far apart start-up alone can put two runs (seconds, :attr:`iotune.apply.launch.StartUp.noise`) for
+    application runs timed by wall time, from the launches measured when they ran (``extra["startup_seconds"]``);
+    None for anything else."""
+    from iotune.apply.launch import StartUp
+
+    for trial in trials:
+        seconds = (trial.extra or {}).get("startup_seconds") if trial.runner == "command" else None
+        if seconds and (trial.extra or {}).get("phase_seconds_source") == "wall time":
+            return StartUp((), tuple(seconds)).noise
+    return None
+
+
+def _vs_default(best, noise: float | None) -> str:
+    if not best.speedup_vs_default:
+        return "not measured"
+    if noise is not None and best.default is not None and best.default.mean_time - best.best.mean_time <= noise:
+        return f"{best.speedup_vs_default:.2f}x, within start-up noise"
+    return f"{best.speedup_vs_default:.2f}x"
+
+
 def _spread(mean: float, std: float, n: int) -> str:
     return f"{mean:.3f} (one run)" if n == 1 else f"{mean:.3f} ± {std:.3f} (n={n})"
 
@@ -74,14 +95,14 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
             if fmt != "table":
                 records.extend({"study": record.name, **b.to_dict()} for b in bests)
                 continue
-            rows = []
+            rows, noise = [], start_up_noise(found)
             for best in bests:
                 rows.append([
                     _describe(best.workload, space),
                     _describe(_system(best.best.config, space), space),
                     _spread(best.best.mean_time, best.best.std_time, best.best.n),
                     f"{best.best.mean_bandwidth:.0f}",
-                    f"{best.speedup_vs_default:.2f}x" if best.speedup_vs_default else "not measured",
+                    _vs_default(best, noise),
                     f"{best.speedup_vs_median:.2f}x",
                     f"{best.speedup_vs_worst:.2f}x",
                     best.configurations,
@@ -89,6 +110,9 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
             terminal.emit(["workload", "best configuration", f"{measured_as(found)} (mean ± sd)", "MiB/s",
                            "vs default", "vs median", "vs worst", "configs"], rows, "table",
                           title=f"study {record.name}: fastest configuration per workload")
+            if bests and noise is not None:
+                terminal.info(f"wall time of whole runs, start-up included: start-up alone can put two runs up to "
+                              f"{noise:.3f} s apart on this machine (95%), so smaller differences are not gains")
             if bests:
                 terminal.info(DEFAULT_MEANING + ("; not measured: the study never ran the default of that workload"
                                                  if any(b.speedup_vs_default is None for b in bests) else ""))

@@ -302,11 +302,13 @@ def start_up_noise(result, startup) -> str | None:
     varies between launches (the objective being wall time); None when the difference is larger."""
     if startup is None or result.gain is None or result.best is None or result.default is None:
         return None
-    difference = result.default.mean - result.best.mean
-    if difference > startup.spread:
+    if result.best.configuration.key == result.default.configuration.key:
         return None
-    return (f"no gain declared: the best and the default differ by {difference:.3f} s of wall time, no more than "
-            f"start-up alone varies between launches ({startup.describe()})")
+    difference = result.default.mean - result.best.mean
+    if difference > startup.noise:
+        return None
+    return (f"no gain declared: the best and the default differ by {difference:.3f} s of wall time, which start-up "
+            f"alone can explain ({startup.describe()})")
 
 
 def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str], measure=None) -> None:
