@@ -158,3 +158,20 @@ def test_darshan_library_that_is_not_there_is_an_error(tmp_path, capsys):
                  "--darshan", str(tmp_path / "libdarshan.so"), "--", "true"])
     assert code == 2 and "no such file" in capsys.readouterr().err
     assert not (tmp_path / "no.db").exists()
+
+
+@pytest.mark.requires_mpi
+def test_run_records_the_metric_and_compares_only_runs_measured_alike(tmp_path, capfd, monkeypatch):
+    summary, runs, err, url = _tune(tmp_path, capfd, monkeypatch)  # two wall-time runs of two configurations
+    mpiexec = str(Path(sys.executable).parent / "mpiexec")
+    command = [mpiexec, "-n", "2", sys.executable, str(APP), str(tmp_path / "out.dat")]
+    assert main(["run", "--study", "sleepy", "--db", url, "--metric", r"write time: ([0-9.]+) s", "--", *command]) == 0
+    captured = capfd.readouterr()
+    printed = float(re.findall(r"write time: ([0-9.]+) s", captured.out + captured.err)[-1])
+    assert "the space's defaults" in captured.err  # the wall-time runs do not choose for a metric
+    assert f"metric {printed:g} (minimized)" in captured.err
+    with Store(url) as store:
+        last = max(store.trials(study="sleepy-runs"), key=lambda t: t.id)
+    assert last.extra["phase_seconds_source"] == "metric" and last.phases[0].seconds == pytest.approx(printed)
+    assert main(["run", "--study", "sleepy", "--db", url, "--", *command]) == 0
+    assert "mean wall time" in capfd.readouterr().err  # the wall-time runs choose for a wall-time run

@@ -214,6 +214,22 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
     return execution
 
 
+def measure_key(source: str, metric: Metric | None = None) -> str:
+    """One name for what a run's seconds are, so that only runs measured alike are compared: ``wall time``,
+    ``darshan io time`` or ``metric <direction> <pattern>``."""
+    return f"{METRIC} {metric.direction} {metric.pattern}" if source == METRIC and metric is not None else source
+
+
+def measure_of(extra: dict | None) -> str:
+    """The :func:`measure_key` of a stored run (its ``extra``; older runs without one were timed by wall time)."""
+    extra = extra or {}
+    source = extra.get("phase_seconds_source") or WALL
+    details = extra.get("metric") or {}
+    if source == METRIC:
+        return f"{METRIC} {details.get('direction')} {details.get('pattern')}"
+    return source
+
+
 def objective_words(metric: Metric | None, darshan: bool) -> str:
     """What a run's stored seconds are, in the words every command shows them with."""
     if metric is not None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from iotune.apply.applied import Applied
 from iotune.apply.choose import Choice, choose_configuration
-from iotune.apply.command import RUNNER, execute, with_darshan
+from iotune.apply.command import DARSHAN, RUNNER, WALL, darshan_loaded, execute, measure_key, with_darshan
 from iotune.errors import IotuneError
 from iotune.records import Measurement
 from iotune.space import Space
@@ -97,7 +97,9 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
     allowed = user_allowed(environ, allow_env)
     check_environment({p.env: "" for p in space.parameters if p.env and not hint_key(p)}, where, allowed)
     processes = launched_processes(command)
-    choice = choose_configuration(store, study, space, workload, processes, explore, seed, shlex.join(command))
+    measure = measure_key("metric" if metric is not None else DARSHAN if darshan_loaded(environ) else WALL, metric)
+    choice = choose_configuration(store, study, space, workload, processes, explore, seed, shlex.join(command),
+                                  measure)
     configuration = choice.configuration
     variables = check_environment(env_of(space, configuration), where, allowed)
     from iotune.bench.platform import platform_info
