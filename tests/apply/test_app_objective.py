@@ -145,8 +145,11 @@ def test_a_preloaded_darshan_gets_a_log_directory_of_its_own_and_its_io_time_is_
     app.write_text(COPY_LOG)
     environ = {k: v for k, v in os.environ.items() if not k.startswith("DARSHAN_")}
     environ["LD_PRELOAD"] = str(library)
-    execution = execute([sys.executable, str(app), str(fixture)], {}, {}, environ=environ)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    execution = execute([sys.executable, str(app), str(fixture)], {}, {}, environ=environ, log_dir=scratch)
     assert execution.returncode == 0 and execution.source == "darshan io time"
+    assert list(scratch.iterdir()) == []  # the log directory was in the scratch, and is gone
     assert execution.io_seconds == pytest.approx(from_darshan(fixture).io_seconds)
     measurement = execution.measurement(["app"])
     assert measurement.phases[0].seconds == pytest.approx(execution.io_seconds) != execution.wall_seconds

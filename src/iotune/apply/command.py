@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -170,10 +171,13 @@ def _run(command: list[str], env: dict, timeout: float | None, out_fd: int | Non
 def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str, str], *,
             environ: Mapping[str, str] | None = None, override: bool = False,
             timeout: float | None = None, allow_env: Iterable[str] = (), where: str = "the configuration",
-            stdout_to_stderr: bool = False, metric: Metric | None = None) -> Execution:
+            stdout_to_stderr: bool = False, metric: Metric | None = None,
+            log_dir: Path | None = None) -> Execution:
     """Apply ``hints`` and ``variables``, run ``command`` (stdin, stdout, stderr passed through; the command's
     stdout to our stderr with ``stdout_to_stderr``, so that iotune's own stdout stays its report), time it, and
-    read its ``metric`` from its output or its I/O time from the Darshan log it left.
+    read its ``metric`` from its output or its I/O time from the Darshan log it left (in a directory of its own
+    under ``log_dir``, the scratch directory that every node of the run sees, else the system's temporary one;
+    removed after reading).
 
     OSError when the command cannot be started; a timeout counts as a failed run (exit status -9).
     """
@@ -185,9 +189,10 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
                                  allow_env=allow_env, where=where)
         env = {**environ, **applied.env}
         loaded = darshan_loaded(env)
+        own_logs = None
         if loaded and not env.get("DARSHAN_LOGFILE") and not env.get("DARSHAN_LOGPATH"):
-            env["DARSHAN_LOGPATH"] = str(Path(directory) / "darshan")
-            Path(env["DARSHAN_LOGPATH"]).mkdir()
+            own_logs = tempfile.mkdtemp(prefix="iotune-darshan-", dir=log_dir or directory)
+            env["DARSHAN_LOGPATH"] = own_logs
         started, begin = time.time(), time.perf_counter()
         returncode, output = _run(command, env, timeout, 2 if stdout_to_stderr else None, metric is not None)
         wall = time.perf_counter() - begin
@@ -206,11 +211,13 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
                 execution.io_seconds = profile.io_seconds
             except WorkloadError as exc:
                 execution.warnings.append(f"Darshan log not used: {exc}")
-            if str(log).startswith(directory):
-                execution.darshan_log = None  # removed with the run's directory
+            if own_logs is not None:
+                execution.darshan_log = None  # removed below
         elif loaded and returncode == 0:
             execution.warnings.append("Darshan is preloaded but the run left no log (a program that does not call "
                                       "MPI_Init needs DARSHAN_ENABLE_NONMPI=1): wall time measured instead")
+        if own_logs is not None:
+            shutil.rmtree(own_logs, ignore_errors=True)
     return execution
 
 
@@ -279,7 +286,8 @@ class CommandRunner:
     def run(self, spec, scratch: Path) -> Measurement:
         try:
             execution = execute(self.command, spec.hints, spec.env, environ=self.environ, override=self.override,
-                                timeout=self.timeout, stdout_to_stderr=self.stdout_to_stderr, metric=self.metric)
+                                timeout=self.timeout, stdout_to_stderr=self.stdout_to_stderr, metric=self.metric,
+                                log_dir=scratch)
         except OSError as exc:
             return Measurement.failed(f"cannot run {self.command[0]}: {exc.strerror or exc}", runner=RUNNER,
                                       command=shlex.join(self.command))
