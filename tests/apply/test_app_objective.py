@@ -108,7 +108,8 @@ def test_empty_launch_keeps_the_launcher_and_the_interpreter():
         ["mpiexec", "-genv", "A", "1", "-n", "2", "true"]
     assert empty_launch(["./app", "x"]) == ["true"]
     assert empty_launches(["mpiexec", "-n", "2", "python3", "app.py"]) == [
-        ["mpiexec", "-n", "2", "python3", "-c", "from mpi4py import MPI"], ["mpiexec", "-n", "2", "python3", "-c", "pass"]]
+        ["mpiexec", "-n", "2", "python3", "-c", "from mpi4py import MPI"],
+        ["mpiexec", "-n", "2", "python3", "-c", "pass"]]
     assert empty_launches(["python3", "app.py"]) == [["python3", "-c", "pass"]]
 
 

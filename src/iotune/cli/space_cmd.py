@@ -18,7 +18,8 @@ def _levels(parameter) -> str:
     if parameter.type == "size":
         from iotune.spec.hint_names import decimal_size
 
-        return ", ".join(format_size(v) + (f" ({decimal_size(v)})" if decimal_size(v) else "") for v in parameter.levels)
+        return ", ".join(format_size(v) + (f" ({decimal_size(v)})" if decimal_size(v) else "")
+                         for v in parameter.levels)
     return ", ".join(str(v) for v in parameter.levels)
 
 

@@ -82,6 +82,9 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         raise IotuneError("--metric, --maximize and --darshan measure an application given after --")
     if maximize and metric is None:
         raise IotuneError("--maximize says which way --metric REGEX is better: give --metric too")
+    if metric is not None and objective != "time":
+        raise IotuneError(f"--metric is the objective itself (lower is better, or higher with --maximize): leave "
+                          f"--objective at time, not {objective}")
     measure = _measure(command, metric, maximize, darshan, timeout) if command else None
     values = workload_values_from(workload)[0] if workload else {}
     terminal = Terminal()
@@ -327,8 +330,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
                                            "runs": best.runs, "interval_95": [best.low, best.high]},
         "default": None if result.default is None else {"configuration": result.default.configuration.to_dict(),
                                                          "mean": result.default.mean, "runs": result.default.runs},
-        "gain_vs_default": None if result.gain is None or noise else {"ratio": result.gain,
-                                                                      "interval_95": [result.gain_low, result.gain_high]},
+        "gain_vs_default": None if result.gain is None or noise else {
+            "ratio": result.gain, "interval_95": [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
                     for s in result.steps],
