@@ -60,11 +60,13 @@ def test_a_metric_tunes_the_io_the_application_printed_not_its_sleep(tmp_path, c
 
 @pytest.mark.requires_mpi
 def test_a_maximized_bandwidth_metric_is_stored_as_its_inverse(tmp_path, capfd, monkeypatch):
-    summary, runs, err, _ = _tune(tmp_path, capfd, monkeypatch, "--metric", r"write bandwidth: ([0-9.]+) MiB/s",
+    summary, runs, err, url = _tune(tmp_path, capfd, monkeypatch, "--metric", r"write bandwidth: ([0-9.]+) MiB/s",
                                   "--maximize")
     printed = [float(x) for x in re.findall(r"write bandwidth: ([0-9.]+) MiB/s", err)]
     assert [1 / t.phases[0].seconds for t in runs] == pytest.approx(printed)
     assert all(t.extra["metric"]["direction"] == "maximized" for t in runs)
+    assert main(["results", "--db", url, "--study", "sleepy-runs"]) == 0
+    assert "1/metric (the metric is maximized)" in capfd.readouterr().out
 
 
 @pytest.mark.requires_mpi

@@ -40,8 +40,10 @@ def measured_as(trials) -> str:
     sources = {(t.extra or {}).get("phase_seconds_source", "wall time") for t in trials if t.runner == "command"}
     if not sources:
         return "I/O time s"
-    names = {"wall time": "wall time s", "darshan io time": "I/O time s (Darshan)",
-             "metric": "metric (as stored)"}
+    names = {"wall time": "wall time s", "darshan io time": "I/O time s (Darshan)", "metric": "metric"}
+    if sources == {"metric"}:
+        maximized = any(((t.extra or {}).get("metric") or {}).get("direction") == "maximized" for t in trials)
+        return "1/metric (the metric is maximized)" if maximized else "metric"
     if len(sources) == 1:
         return names.get(next(iter(sources)), "time s")
     return "mixed: " + ", ".join(sorted(names.get(x, x) for x in sources))
@@ -144,6 +146,9 @@ def show_runs(record, space, trials, fmt: str, terminal: Terminal) -> list[dict]
         done = [t for t in group if t.state == "COMPLETE"]
         walls = [t.wall_seconds for t in done if t.wall_seconds is not None]
         io = [t for t in done if (t.extra or {}).get("phase_seconds_source") == "darshan io time"]
+        metrics = [((t.extra or {}).get("metric") or {}).get("value") for t in done
+                   if (t.extra or {}).get("phase_seconds_source") == "metric"]
+        metrics = [m for m in metrics if m is not None]
         io_s = [sum(p.seconds for p in t.phases) for t in io]
         io_bytes = [sum(p.bytes for p in t.phases) for t in io]
         wall_mean = statistics.fmean(walls) if walls else None
@@ -151,15 +156,18 @@ def show_runs(record, space, trials, fmt: str, terminal: Terminal) -> list[dict]
                  "failed": sum(1 for t in group if t.state == "FAILED"), "wall_mean_s": wall_mean,
                  "wall_std_s": statistics.stdev(walls) if len(walls) > 1 else None,
                  "io_mean_s": statistics.fmean(io_s) if io_s else None,
-                 "io_mib_s": (sum(io_bytes) / MIB / sum(io_s)) if io_s and sum(io_s) > 0 and sum(io_bytes) else None}
+                 "io_mib_s": (sum(io_bytes) / MIB / sum(io_s)) if io_s and sum(io_s) > 0 and sum(io_bytes) else None,
+                 "metric_mean": statistics.fmean(metrics) if metrics else None}
         out.append(entry)
         rows.append([_describe(group[0].config, space), entry["runs"], entry["failed"],
                      "-" if wall_mean is None else f"{wall_mean:.3f}" + (
                          f" ± {entry['wall_std_s']:.3f}" if entry["wall_std_s"] is not None else ""),
                      "not measured (no Darshan log)" if entry["io_mean_s"] is None else f"{entry['io_mean_s']:.3f}",
-                     "-" if entry["io_mib_s"] is None else f"{entry['io_mib_s']:.0f}"])
+                     "-" if entry["io_mib_s"] is None else f"{entry['io_mib_s']:.0f}",
+                     "-" if entry["metric_mean"] is None else f"{entry['metric_mean']:.4g}"])
     if fmt == "table":
-        terminal.emit(["configuration", "runs", "failed", "wall s (mean ± sd)", "I/O s (Darshan)", "I/O MiB/s"], rows,
+        terminal.emit(["configuration", "runs", "failed", "wall s (mean ± sd)", "I/O s (Darshan)", "I/O MiB/s",
+                       "metric (mean, as printed)"], rows,
                       "table", title=f"study {record.name}: application runs (iotune run), wall time per configuration")
     return out
 
