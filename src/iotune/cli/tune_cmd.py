@@ -92,6 +92,12 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         from iotune.cli.slurm_executor import shared_store_url
 
         db = shared_store_url(db)
+    if not command:  # checked before a store is opened (or made): an impossible tuning leaves nothing behind
+        from iotune.spec import load_spec
+
+        loaded = load_spec(spec)
+        loaded.check_runnable()
+        _check_candidates(_with_levels(loaded, values)[0], values, seed)
     with Store(db, create=not command) as store:  # an application is tuned in the space of a study already stored
         if command:
             if study is None:
@@ -102,14 +108,11 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
             tune_study = f"{study}-runs"
             priors = [base]
         else:
-            from iotune.spec import load_spec
-
-            loaded = load_spec(spec)
-            loaded.check_runnable()
             tune_study = study or loaded.name
             priors = []
         tuned_spec, extended = _with_levels(loaded, values)
-        _check_candidates(tuned_spec, values, seed)
+        if command:
+            _check_candidates(tuned_spec, values, seed)
         if extended:
             tune_study = f"{tune_study}-{'-'.join(extended)}"
             existing = store.get_study(study or loaded.name) if not command else None
@@ -271,9 +274,16 @@ def _with_levels(spec, values: dict):
 
 
 def _describe_workload(values: dict) -> str:
+    from iotune.spec.hint_names import decimal_size
     from iotune.units import format_size
 
-    return " ".join(f"{k}={format_size(v) if k.endswith('_size') else v}" for k, v in values.items())
+    def shown(name, value):
+        if not name.endswith("_size") or isinstance(value, bool) or not isinstance(value, int):
+            return str(value)
+        decimal = decimal_size(value)
+        return format_size(value) + (f" ({decimal}; MiB or m for 2^20)" if decimal else "")
+
+    return " ".join(f"{k}={shown(k, v)}" for k, v in values.items())
 
 
 def _prior_text(tuner) -> str:
