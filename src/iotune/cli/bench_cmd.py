@@ -7,9 +7,11 @@ from pathlib import Path
 import typer
 
 from iotune.cli.common import (
+    check_runnable_configurations,
     executor_job,
     prepare_scratch,
     run_campaign,
+    warn_unknown_hints,
 )
 from iotune.cli.options import (
     DB,
@@ -63,6 +65,8 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
         adaptive=None if adaptive is None else {"rel_half_width": adaptive, "confidence": confidence,
                                                 "min_repeats": min_repeats})
     study = study or loaded.name
+    warn_unknown_hints(loaded)
+    check_runnable_configurations(loaded)
     if resume:
         refuse_testbed_resume(db, study, loaded)
     job = executor_job(executor, workers, partition, time_limit, nodes_per_trial, sbatch_option, job_setup, grace)

@@ -65,6 +65,48 @@ def runner_and_storage(spec, kind: str, timeout: float, mpiexec: str | None, scr
                                        say=Terminal().info)
 
 
+def check_runnable_configurations(spec, configurations=None, what: str = "") -> None:
+    """IotuneError (exit 2) when no configuration of ``spec`` (or of ``configurations``, e.g. one workload's) can
+    run: every assignment ruled out by the rules, or every configuration refused by the benchmark or the testbed.
+
+    Stops at the first configuration that can run; a space too large to walk is left to its sampler.
+    """
+    from iotune.errors import SpaceError
+    from iotune.space.space import how_many
+    from iotune.spec.mapping import benchmark_spec
+    from iotune.spec.storage import storage_config
+
+    seen, reason = 0, None
+    try:
+        for configuration in (configurations if configurations is not None else spec.space.enumerate()):
+            seen += 1
+            try:
+                benchmark_spec(spec.space, configuration, spec.benchmark)
+                if spec.uses_testbed:
+                    storage_config(spec.space, configuration, spec.storage)
+                return
+            except SpaceError as error:
+                reason = reason or str(error)
+    except SpaceError:
+        return
+    space = spec.space
+    if seen == 0:
+        rules = "; ".join(space.constraints) or "the when: rules"
+        raise IotuneError(f"no configuration to run{what}: the rules ({rules}) rule out all "
+                          f"{how_many(space.size)} assignments of space {space.name!r}")
+    raise IotuneError(f"no configuration can run{what}: none of the {seen} configurations is one the benchmark can "
+                      f"run ({reason})")
+
+
+def warn_unknown_hints(spec, terminal: Terminal | None = None) -> None:
+    """Warn about each MPI-IO hint name of ``spec`` that no MPI library documents (:mod:`iotune.spec.hint_names`)."""
+    from iotune.spec.hint_names import spec_hint_warnings
+
+    terminal = terminal or Terminal()
+    for warning in spec_hint_warnings(spec):
+        terminal.warn(warning)
+
+
 def executor_job(executor: str, workers: int | None, partition: str | None, time_limit: str | None,
                  nodes_per_trial: int, sbatch_options, setup, grace: float | None):
     """The Slurm job of ``--executor slurm`` (a :class:`iotune.study.slurm.SlurmJob`), or None for ``local``;

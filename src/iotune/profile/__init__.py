@@ -48,14 +48,16 @@ def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
         values = workload_values(data, str(path), descriptive=True)
         return {k: v for k, v in values.items() if k in BENCHMARK_FIELDS}, None
     if not path.exists() and not _looks_like_ior(text):
-        raise WorkloadError(f"--workload: {text!r} is not name=value pairs (transfer_size=1MiB,collective=true), "
-                            "a workload file, a Darshan log or an IOR command line")
+        raise WorkloadError(f"--workload: {text!r} is not a workload: use name=value,name=value (e.g. "
+                            "transfer_size=1MiB,collective=true), or give a workload file, a Darshan log or an IOR "
+                            "command line")
     workload = load_workload(text)
     return workload.values(), workload
 
 
 def _looks_like_ior(text: str) -> bool:
-    return " " in text.strip() or Path(text).name == "ior"
+    """Whether ``text`` runs an ``ior`` program (``ior ...``, ``mpiexec -n 4 /opt/bin/ior ...``)."""
+    return any(Path(word).name.startswith("ior") for word in text.split())
 
 
 def load_workload(source: str | Path) -> Workload:
