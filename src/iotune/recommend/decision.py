@@ -283,11 +283,25 @@ def workload_of(space, values: dict) -> tuple[dict, dict[str, float]]:
             number = _number(parameter, value)
             if number is None:
                 raise
-            numeric = [level for level in parameter.levels if not isinstance(level, bool)]
-            workload[parameter.name] = min(numeric, key=lambda level: abs(_scale(parameter, level) -
-                                                                          _scale(parameter, number)))
             between[parameter.name] = number
-    return workload, between
+    return _nearest_valid(space, workload, between), between
+
+
+def _nearest_valid(space, workload: dict, between: dict[str, float]) -> dict:
+    """``workload`` with each parameter of ``between`` at the nearest level that makes a valid workload (the
+    nearest one when none does): the levels whose configurations stand in for the value between them."""
+    if not between:
+        return workload
+    orders = []
+    for name, number in between.items():
+        parameter = space.parameter(name)
+        numeric = [level for level in parameter.levels if not isinstance(level, bool)]
+        orders.append(sorted(numeric, key=lambda level: abs(_scale(parameter, level) - _scale(parameter, number))))
+    for combo in itertools.islice(itertools.product(*orders), 256):
+        candidate = {**workload, **dict(zip(between, combo))}
+        if default_configuration(space, candidate) is not None:
+            return candidate
+    return {**workload, **{name: order[0] for name, order in zip(between, orders)}}
 
 
 def _number(parameter, value) -> float | None:
