@@ -220,3 +220,26 @@ class _Trial:
         self.workload_key, self.state, self.runner = configuration.workload_key, "COMPLETE", "builtin"
         self.phases = [PhaseResult("write", 1 << 20, seconds, 0.0, seconds, 0.0, 1)]
         self.hints_in_effect = {}
+
+
+def test_tune_says_a_hint_not_in_effect_and_applies_it_as_it_took_effect(ground_truth, capsys):
+    """Item 4 for `iotune tune`'s summary: the apply line carries the hints read back, not the ones asked."""
+    from iotune.cli.terminal import Terminal
+    from iotune.cli.tune_cmd import _show_result
+    from iotune.study import Study
+    from iotune.study.tune import Estimate, TuneResult
+
+    db, space = ground_truth
+    best = space.configuration({"processes": 2, "file_per_process": False, "collective": True,
+                                "transfer_size": 16384, "block_size": 1 << 20, "segment_count": 4, "cb_nodes": 4,
+                                "cb_buffer_size": 262144, "romio_cb_write": "disable", "romio_cb_read": "disable"})
+    result = TuneResult("time", 5, 5, Estimate(best, 0.09, 5, 0.08, 0.1), None)
+    with Store(db, create=False) as store:
+        study = Study.open(store, STUDY)
+        _show_result(Terminal(), result, study, "json", [])
+        summary = json.loads(capsys.readouterr().out)
+        _show_result(Terminal(), result, study, "table", [])
+    assert summary["apply"]["hints"]["cb_nodes"] == "2"
+    assert summary["apply"]["not_in_effect"] == {"cb_nodes": {"asked": "4", "in_effect": "2"}}
+    err = " ".join(capsys.readouterr().err.split())
+    assert "cb_nodes=4 ran as 2" in err and "MPICH_MPIIO_HINTS=*:cb_nodes=2:" in err

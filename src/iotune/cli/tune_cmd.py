@@ -244,7 +244,8 @@ def _objective_text(value: float, objective: str) -> str:
 
 def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]) -> None:
     from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
-    from iotune.spec.mapping import env_of, hints_of
+    from iotune.recommend.decision import effective_hints, not_in_effect_text
+    from iotune.spec.mapping import env_of
 
     best = result.best
     summary = {
@@ -261,9 +262,10 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
                     for s in result.steps],
     }
     if best is not None:
-        summary["apply"] = {"hints": hints_of(study.space, best.configuration),
-                            "env": env_of(study.space, best.configuration),
-                            "mpich_mpiio_hints": mpich_mpiio_hints(hints_of(study.space, best.configuration))}
+        hints, changed = effective_hints(study.space, study.trials(), best.configuration)  # as they took effect
+        summary["apply"] = {"hints": hints, "env": env_of(study.space, best.configuration),
+                            "mpich_mpiio_hints": mpich_mpiio_hints(hints),
+                            "not_in_effect": {k: {"asked": a, "in_effect": r} for k, (a, r) in changed.items()}}
     if fmt == "json":
         sys.stdout.write(json.dumps(summary, indent=2, default=str) + "\n")
         return
@@ -283,7 +285,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         terminal.warn(f"the runner-up ({result.runner_up.configuration.describe()}, "
                       f"{_objective_text(result.runner_up.mean, unit)}) cannot be told apart from the best with "
                       "these runs: either is a good choice; more runs (a larger --budget) would separate them")
-    hints = hints_of(study.space, best.configuration)
+    if changed:
+        terminal.warn(not_in_effect_text(changed))
     if hints:
         terminal.info("apply it: MPICH_MPIIO_HINTS=" + mpich_mpiio_hints(hints) + "  (or a ROMIO hints file: "
                       + romio_hints_file(hints).strip().replace("\n", "; ") + ")")

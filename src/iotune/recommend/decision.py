@@ -270,6 +270,17 @@ def apply_hints(space, config: dict, changed: dict[str, tuple[str, str]]) -> dic
     return {key: changed[key][1] if key in changed else value for key, value in hints_of(space, config).items()}
 
 
+def effective_hints(space, trials, configuration) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """The hints of ``configuration`` as they took effect in its trials among ``trials`` (read back), and
+    those that did not take effect as asked (key -> (asked, in effect))."""
+    config = dict(configuration)
+    key = space.configuration(config).key
+    read_back = next((t.hints_in_effect for t in trials if t.config_key == key and t.state == "COMPLETE"
+                      and getattr(t, "hints_in_effect", None)), {})
+    changed, _ = in_effect(space, config, read_back)
+    return apply_hints(space, config, changed), changed
+
+
 # ------------------------------------------------------------------------------------------ the entry points
 
 
@@ -354,4 +365,4 @@ def system_configurations(space, workload: dict, limit: int = MAX_CANDIDATES) ->
 
 
 __all__ = ["CONFIDENCE", "Decision", "DecisionError", "default_configuration", "system_configurations", "Measured", "apply_hints", "cannot_separate", "decide_all",
-           "decide_measured", "fastest_first", "in_effect", "measured_configurations", "not_in_effect_text", "workload_of"]
+           "decide_measured", "effective_hints", "fastest_first", "in_effect", "measured_configurations", "not_in_effect_text", "workload_of"]
