@@ -3,10 +3,8 @@
 12 workloads, 5 runs each, with the cb_nodes ROMIO read back) loaded into a real SQLite store."""
 
 import contextlib
-import csv
 import io
 import json
-from collections import defaultdict
 
 import pytest
 
@@ -14,14 +12,13 @@ from iotune.apply.choose import choose_configuration
 from iotune.cli.app import main
 from iotune.recommend.answer import decide
 from iotune.recommend.decision import Measured, decide_all, decide_measured
-from iotune.records import Measurement
 from iotune.report.context import StudyData
 from iotune.report.recommendation import recommendation_section
 from iotune.report.tables import label_of, system_label
 from iotune.spec import load_spec
 from iotune.space import Space
 from iotune.store import Store
-from tests.ground_truth.test_hints_ground_truth import CSV, SPEC, configuration_of, phase_of
+from tests.ground_truth.test_hints_ground_truth import CSV, SPEC
 
 STUDY = "hints-ground-truth"
 pytestmark = pytest.mark.skipif(not CSV.exists(), reason=f"{CSV.name} is missing")
@@ -29,26 +26,15 @@ pytestmark = pytest.mark.skipif(not CSV.exists(), reason=f"{CSV.name} is missing
 
 @pytest.fixture(scope="module")
 def ground_truth(tmp_path_factory):
-    """(db path, space): every trial of the table, with the cb_nodes read back, and a CART model as `iotune
-    train` saves it by default (the model that answered the default in the issue)."""
-    space = load_spec(SPEC).space
-    grouped = defaultdict(list)
-    with open(CSV, newline="") as handle:
-        for row in csv.DictReader(handle):
-            grouped[row["trial_uid"]].append(row)
+    """(db path, space): every trial of the table imported as `iotune import` does (the cb_nodes ROMIO read
+    back kept as the hint in effect), and a CART model as `iotune train` saves it by default (the model that
+    answered the default in the issue)."""
+    spec = load_spec(SPEC)
     db = tmp_path_factory.mktemp("decision") / "hints.db"
     with Store(db) as store:
-        study = store.create_study(STUDY, space.to_yaml(), space.hash, {"source": CSV.name})
-        for rows in grouped.values():
-            configuration = configuration_of(space, rows[0])
-            trial = store.start_trial(study.id, configuration.to_dict(), configuration.key,
-                                      configuration.workload_key, int(rows[0]["repeat"]))
-            measurement = Measurement("COMPLETE", [phase_of(r) for r in rows])
-            if rows[0]["cfg.cb_nodes"]:
-                measurement.hints_in_effect = {"cb_nodes": rows[0]["hint.cb_nodes"]}
-            store.finish_trial(trial, measurement)
+        assert store.import_file(CSV, spec=spec, study=STUDY).trials_added == 3780
     assert iotune("train", "--study", STUDY, "--db", db)[0] == 0
-    return db, space
+    return db, spec.space
 
 
 def iotune(*args) -> tuple[int, str, str]:
