@@ -20,6 +20,7 @@ from pathlib import Path
 
 from iotune.analysis import ConfigurationStats, best_per_workload, configuration_stats
 from iotune.recommend import Recommender
+from iotune.recommend.answer import decide
 from iotune.recommend.decision import Measured, decide_measured
 from iotune.screening import load_screen
 from iotune.spec import CampaignSpec
@@ -58,6 +59,9 @@ class DemoOutcome:
     held_out_study: str
     truth: list[ConfigurationStats]
     """Every configuration of the held-out workload as measured at the end, fastest first."""
+    answer: object = None
+    """What ``iotune recommend`` answered for the held-out workload before any run of it
+    (:class:`iotune.recommend.decision.Decision`)."""
 
     def measured(self, configuration) -> ConfigurationStats | None:
         key = self.spec.space.configuration(dict(configuration)).key
@@ -110,6 +114,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     model = train(store, study, predictor="cart", target="time", log_target=True)
     save_model(store, study, model)
     recommendation = Recommender(model).recommend(workload, objective="time", top=3)
+    answer = decide(space, store.trials(study=study), workload)
 
     say(f"4/5 tuning {_describe(HELD_OUT)} with {budget} real runs (iotune tune: the default first, then what the "
         "other workloads' runs and its own suggest)")
@@ -124,7 +129,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     truth = sorted((s for s in configuration_stats(store.trials(study=held_out_study)).values() if s.n),
                    key=lambda s: s.mean_time)
     return DemoOutcome(spec, screen, study, best_per_workload(space, store.trials(study=study)), model,
-                       recommendation, tuned, held_out_study, truth)
+                       recommendation, tuned, held_out_study, truth, answer)
 
 
 def verdict(outcome: DemoOutcome) -> list[str]:
@@ -158,6 +163,13 @@ def verdict(outcome: DemoOutcome) -> list[str]:
                  f"{_settings(outcome.model_pick, system)}"
                  + (f", one of {ties} settings it predicts the same time for" if ties > 1 else "")
                  + "; " + _against_best(outcome, outcome.model_pick) + ".")
+    answer = outcome.answer
+    if answer is not None and answer.best is not None:
+        lines.append("iotune recommend, asked before any run of it, predicted "
+                     f"{_settings(answer.best, system)} from the other workloads' runs; "
+                     + _against_best(outcome, answer.best) + ".")
+    elif answer is not None:
+        lines.append(f"iotune recommend, asked before any run of it, named no configuration: {answer.message}.")
     spread = truth[-1].mean_time / best.mean_time - 1
     noise = _noise(truth)
     top = next((name for name in outcome.screen.ranking if name in system), None)
