@@ -37,6 +37,19 @@ def ground_truth(tmp_path_factory):
     return db, spec.space
 
 
+@pytest.fixture(scope="module")
+def testbed_truth(tmp_path_factory):
+    """(db path, space, study): the testbed ground truth (file system, device class, scheduler; 1,080 trials)."""
+    table = SPEC.parent / "testbed_ground_truth.csv"
+    if not table.exists():
+        pytest.skip(f"{table.name} is missing")
+    spec = load_spec(SPEC.parent / "testbed_ground_truth.yaml")
+    db = tmp_path_factory.mktemp("decision-testbed") / "testbed.db"
+    with Store(db) as store:
+        assert store.import_file(table, spec=spec, study=spec.space.name).trials_added == 1080
+    return db, spec.space, spec.space.name
+
+
 def iotune(*args) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -45,11 +58,12 @@ def iotune(*args) -> tuple[int, str, str]:
 
 
 def pairs(workload: dict) -> str:
-    return ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in workload.items())
+    return ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in workload.items()
+                    if v is not None)
 
 
-def recommend_json(db, workload: dict) -> dict:
-    code, out, err = iotune("recommend", "--study", STUDY, "--workload", pairs(workload), "--format", "json",
+def recommend_json(db, workload: dict, study: str = STUDY) -> dict:
+    code, out, err = iotune("recommend", "--study", study, "--workload", pairs(workload), "--format", "json",
                             "--db", db)
     assert code == 0, err
     return json.loads(out)
@@ -78,17 +92,21 @@ def test_a_configuration_measured_faster_than_the_default_is_never_answered_with
     assert checked == 4  # the collective shared-file workloads at 16 KiB: 5.3-15x (data/ground_truth/README.md)
 
 
-def test_results_recommend_report_and_run_name_the_same_best_and_tied_set(ground_truth):
-    """Done-when of issue 19: for every measured workload the commands agree, on the whole hints table."""
-    db, space = ground_truth
-    code, out, err = iotune("results", "--study", STUDY, "--format", "json", "--db", db)
+@pytest.mark.parametrize("table", ["hints", "testbed"])
+def test_results_recommend_report_and_run_name_the_same_best_and_tied_set(request, table):
+    """Done-when of issue 19: for every measured workload of both ground-truth tables the commands agree."""
+    if table == "hints":
+        (db, space), study, workloads = request.getfixturevalue("ground_truth"), STUDY, 12
+    else:
+        (db, space, study), workloads = request.getfixturevalue("testbed_truth"), 18
+    code, out, err = iotune("results", "--study", study, "--format", "json", "--db", db)
     assert code == 0, err
     results = {json.dumps(r["workload"], sort_keys=True): r for r in json.loads(out)}
     with Store(db, create=False) as store:
-        trials = store.trials(study=STUDY)
-        data = StudyData.load(store, STUDY)
+        trials = store.trials(study=study)
+        data = StudyData.load(store, study)
         decisions = decide_all(space, trials)
-        assert len(decisions) == len(results) == 12
+        assert len(decisions) == len(results) == workloads
         for decision in decisions:
             key = lambda c: space.configuration(c).key  # noqa: E731
             best, tied = key(decision.best), sorted(map(key, decision.tied))
@@ -96,10 +114,10 @@ def test_results_recommend_report_and_run_name_the_same_best_and_tied_set(ground
             shown = results[json.dumps(decision.workload, sort_keys=True)]
             assert key(shown["best"]["config"]) == best == key(shown["decision"]["best"])
             assert sorted(map(key, shown["decision"]["tied"])) == tied
-            answer = recommend_json(db, decision.workload)
+            answer = recommend_json(db, decision.workload, study)
             assert key(answer["best"]) == best and sorted(map(key, answer["tied"])) == tied
             assert answer["candidates"][0]["configuration"] == decision.best
-            assert choose_configuration(store, STUDY, space, workload=decision.workload).configuration.key == best
+            assert choose_configuration(store, study, space, workload=decision.workload).configuration.key == best
             section = recommendation_section(data, decision.workload, "test")
             row = section.tables[0].records()[0]
             assert row["recommended configuration"].startswith(system_label(space, decision.best))

@@ -45,7 +45,7 @@ def workload_values(space, workload: dict | None, processes: int | None) -> tupl
     for parameter in space.workload_parameters:
         if parameter.name == "processes" and processes is not None and workload is None:
             value = processes
-        elif parameter.name in described:
+        elif described.get(parameter.name) is not None:  # None: inactive (a `when:` rule), as results gives it
             value = described[parameter.name]
         else:
             continue

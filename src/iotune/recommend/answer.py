@@ -16,7 +16,10 @@ def decide(space, trials, values: dict, confidence: float = CONFIDENCE, seed: in
     workload, between = workload_of(space, values)
     groups = measured_configurations(space, trials)
     if not between:
-        key = space.configuration(dict(workload)).workload_key if default_configuration(space, workload) else None
+        key = None
+        if default_configuration(space, workload) is not None:
+            configuration = space.configuration(dict(workload))
+            key, workload = configuration.workload_key, configuration.workload()  # inactive ones None
         if key is None:
             key = next((k for k, g in groups.items()
                         if all(g[0].config.get(n) == v for n, v in workload.items())), None)
