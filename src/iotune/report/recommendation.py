@@ -212,8 +212,8 @@ def _detail(section: Section, space, decision, given: bool, source: str | None) 
               else "unknown") for rank, m in enumerate(shown, start=1)],
             f"Measured configurations for {label}{where}, fastest first",
             f"{len(decision.ranked)} configurations measured for this workload."))
-    section.paragraphs.append(f"How sure? {decision.message[0].upper()}{decision.message[1:]}.")
-    section.paragraphs += [f"{note[0].upper()}{note[1:]}." for note in decision.notes]
+    section.paragraphs.append(f"For {label} (detailed below): {decision.message}."
+                              + "".join(f" {note[0].upper()}{note[1:]}." for note in decision.notes))
     if decision.best is None:
         section.closing.append(f"No configuration is recommended for {label}: {decision.advice}.")
         return
