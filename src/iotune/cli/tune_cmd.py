@@ -110,7 +110,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         else:
             result = _tune_here(terminal, target, values, budget, tuning, command=command, scratch=scratch,
                                 runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale)
-    _show_result(terminal, result, target, fmt, command)
+        _show_result(terminal, result, target, fmt, command)  # in the store: it reads the hints in effect
 
 
 def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: dict, *, command: list[str], scratch,

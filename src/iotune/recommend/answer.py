@@ -10,7 +10,8 @@ from iotune.recommend.transferred import decide_unmeasured
 
 def decide(space, trials, values: dict, confidence: float = CONFIDENCE, seed: int = 0,
            tune_command: str = "") -> Decision:
-    """The answer for the workload ``values`` (module docstring); ``trials``: the study's trial records.
+    """The answer for the workload ``values`` (the rules: :mod:`iotune.recommend.decision`); ``trials``: the
+    study's trial records.
 
     ``tune_command``: the ``iotune tune ...`` line to suggest when nothing is trustworthy."""
     workload, between = workload_of(space, values)
