@@ -191,6 +191,17 @@ def test_single_runs_without_repeats_cannot_say_whether_the_best_is_ahead():
     assert "cannot say" in decision.message
 
 
+def test_single_runs_borrow_the_spread_of_the_study_s_other_repeats():
+    """One run each of this workload, but another workload ran each configuration three times (about 2% apart):
+    a 2x gap is beyond that noise, a 1% gap within it."""
+    space = Space.from_text(RANDOM_SPACE)
+    other = ranked(space, {"automatic": [1.0, 1.02, 0.98], "enable": [2.0, 2.04, 1.96]}, transfer_size=1 << 20)
+    single = ranked(space, {"automatic": [1.0], "enable": [0.5], "disable": [0.505]})
+    decision = decide_measured(space, {"transfer_size": 65536}, single, [other])
+    assert [c["romio_cb_write"] for c in decision.tied] == ["enable", "disable"] and decision.separated is False
+    assert "other workloads" in decision.noise
+
+
 def test_repeats_separate_a_clear_best_and_tie_a_close_one():
     space = Space.from_text(RANDOM_SPACE)
     clear = decide_measured(space, {"transfer_size": 65536}, ranked(space, {

@@ -182,7 +182,8 @@ def in_effect(space, config: dict, read_back: dict) -> tuple[dict[str, tuple[str
 
 
 def _pooled(groups: list[list[Measured]]) -> tuple[float, int] | None:
-    """Pooled variance of log times over the repeated configurations of the first group that has any."""
+    """(variance, degrees of freedom) of log times pooled over the repeated configurations of the first group
+    that has any: the workload's own, else every other workload's of the study."""
     for group in groups:
         squares = sum(float(np.sum((m.logs - m.logs.mean()) ** 2)) for m in group if m.n > 1)
         dof = sum(m.n - 1 for m in group if m.n > 1)
@@ -222,9 +223,10 @@ def decide_measured(space, workload: dict, ranked: list[Measured], study_groups:
                     confidence: float = CONFIDENCE) -> Decision:
     """The answer for a measured workload: ``ranked`` are its configurations, fastest mean first."""
     best = ranked[0]
-    pooled = _pooled([ranked, *study_groups])
-    noise = ("own repeats" if best.n > 1 else "") if pooled is None else \
-        "repeats of each configuration, pooled repeats where a configuration ran once"
+    pooled = _pooled([ranked, [m for group in study_groups for m in group]])
+    noise = "unknown: no configuration of the study ran twice" if pooled is None else \
+        "each configuration's own repeats; one run alone borrows the pooled spread of " + \
+        ("this workload's" if _pooled([ranked]) is not None else "the study's other workloads'") + " repeats"
     verdicts = [(m, cannot_separate(best, m, pooled, confidence)) for m in ranked[1:]]
     tied = [best.config] + [m.config for m, same in verdicts if same]
     unknown = [m for m, same in verdicts if same is None]
