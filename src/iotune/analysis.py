@@ -145,3 +145,60 @@ def _is_default(space, config: dict) -> bool:
         if value is not None and value != parameter.default:
             return False
     return True
+
+
+def student_t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (``df`` may be fractional, as
+    Welch's is), without scipy: reading commands answer without importing it (it takes seconds here).
+
+    The CDF is the regularized incomplete beta function (Abramowitz and Stegun 26.7.1), evaluated by its
+    continued fraction (Numerical Recipes, betacf), and inverted by bisection to 1e-12.
+    """
+    if not 0 < p < 1 or not df > 0:
+        raise ValueError(f"need 0 < p < 1 and df > 0, got p={p!r}, df={df!r}")
+    if p < 0.5:
+        return -student_t_quantile(1 - p, df)
+    low, high = 0.0, 1.0
+    while _t_cdf(high, df) < p:
+        low, high = high, high * 2
+    while high - low > 1e-12 * max(1.0, high):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _t_cdf(middle, df) < p else (low, middle)
+    return (low + high) / 2
+
+
+def _t_cdf(t: float, df: float) -> float:
+    x = df / (df + t * t)
+    tail = 0.5 * _incomplete_beta(x, df / 2, 0.5)
+    return 1 - tail if t >= 0 else tail
+
+
+def _incomplete_beta(x: float, a: float, b: float) -> float:
+    import math
+
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(x, a, b) / a
+    return 1 - front * _beta_fraction(1 - x, b, a) / b
+
+
+def _beta_fraction(x: float, a: float, b: float) -> float:
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    fraction = d
+    for m in range(1, 500):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            fraction *= c * d
+        if abs(c * d - 1) < 1e-15:
+            break
+    return fraction

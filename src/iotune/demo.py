@@ -20,6 +20,8 @@ from pathlib import Path
 
 from iotune.analysis import ConfigurationStats, best_per_workload, configuration_stats
 from iotune.recommend import Recommender
+from iotune.recommend.answer import decide
+from iotune.recommend.decision import Measured, decide_measured
 from iotune.screening import load_screen
 from iotune.spec import CampaignSpec
 from iotune.study import Campaign, CampaignReport, Objective, Study, Worker
@@ -57,6 +59,9 @@ class DemoOutcome:
     held_out_study: str
     truth: list[ConfigurationStats]
     """Every configuration of the held-out workload as measured at the end, fastest first."""
+    answer: object = None
+    """What ``iotune recommend`` answered for the held-out workload before any run of it
+    (:class:`iotune.recommend.decision.Decision`)."""
 
     def measured(self, configuration) -> ConfigurationStats | None:
         key = self.spec.space.configuration(dict(configuration)).key
@@ -109,6 +114,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     model = train(store, study, predictor="cart", target="time", log_target=True)
     save_model(store, study, model)
     recommendation = Recommender(model).recommend(workload, objective="time", top=3)
+    answer = decide(space, store.trials(study=study), workload)
 
     say(f"4/5 tuning {_describe(HELD_OUT)} with {budget} real runs (iotune tune: the default first, then what the "
         "other workloads' runs and its own suggest)")
@@ -123,7 +129,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     truth = sorted((s for s in configuration_stats(store.trials(study=held_out_study)).values() if s.n),
                    key=lambda s: s.mean_time)
     return DemoOutcome(spec, screen, study, best_per_workload(space, store.trials(study=study)), model,
-                       recommendation, tuned, held_out_study, truth)
+                       recommendation, tuned, held_out_study, truth, answer)
 
 
 def verdict(outcome: DemoOutcome) -> list[str]:
@@ -136,8 +142,12 @@ def verdict(outcome: DemoOutcome) -> list[str]:
              f"{format_size(benchmark['processes'] * benchmark['block_size'])} file in collective "
              f"{format_size(HELD_OUT['transfer_size'])} calls."]
     repeats = max(s.n for s in truth)
+    decided = truth_decision(outcome)
+    sure = (" (ahead of every other beyond the run-to-run noise)" if decided.separated else
+            f" (its runs cannot tell it apart from {len(decided.tied) - 1} other(s): any of them is as good)"
+            if len(decided.tied) > 1 else " (one run each: whether it is ahead is unknown)")
     lines.append(f"The truth, measured at the end ({len(truth)} configurations, {repeats} run(s) each): the fastest "
-                 f"is {_settings(best.config, system)} at {best.mean_time:.3f} s, the slowest "
+                 f"is {_settings(best.config, system)} at {best.mean_time:.3f} s{sure}, the slowest "
                  f"{_settings(truth[-1].config, system)} at {truth[-1].mean_time:.3f} s "
                  f"({_slower(truth[-1].mean_time / best.mean_time)}).")
     default = outcome.measured(outcome.default)
@@ -153,6 +163,13 @@ def verdict(outcome: DemoOutcome) -> list[str]:
                  f"{_settings(outcome.model_pick, system)}"
                  + (f", one of {ties} settings it predicts the same time for" if ties > 1 else "")
                  + "; " + _against_best(outcome, outcome.model_pick) + ".")
+    answer = outcome.answer
+    if answer is not None and answer.best is not None:
+        lines.append("iotune recommend, asked before any run of it, predicted "
+                     f"{_settings(answer.best, system)} from the other workloads' runs; "
+                     + _against_best(outcome, answer.best) + ".")
+    elif answer is not None:
+        lines.append(f"iotune recommend, asked before any run of it, named no configuration: {answer.message}.")
     spread = truth[-1].mean_time / best.mean_time - 1
     noise = _noise(truth)
     top = next((name for name in outcome.screen.ranking if name in system), None)
@@ -177,12 +194,13 @@ def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
         return f"it measured fastest of all {total} at the end"
     slower = measured.mean_time / best.mean_time - 1
     text = f"it measured {rank} of {total} at the end, {_slower(slower + 1)} than the fastest"
-    noise = _relative_error(measured, best)
-    if noise is None:
+    decided = truth_decision(outcome)
+    if measured.config in decided.tied:
+        return text + ", within the noise of the measurement (the runs cannot tell it from the fastest): as good " \
+            "as the best"
+    if decided.separated is None and measured.n < 2:
         return text + " (one run each: the noise is unknown)"
-    if slower <= 2 * noise:
-        return text + f", within the noise of the measurement (±{_percent(2 * noise)}): as good as the best"
-    return text + f", more than the noise of the measurement (±{_percent(2 * noise)})"
+    return text + ", more than the noise of the measurement (the runs tell it from the fastest)"
 
 
 def _against_default(configuration: dict, outcome: DemoOutcome, default: ConfigurationStats | None) -> str:
@@ -202,11 +220,12 @@ def _against_default(configuration: dict, outcome: DemoOutcome, default: Configu
             f"{default.mean_time:.3f} s) it is {default.mean_time / measured.mean_time:.2f}x as fast{expected}.")
 
 
-def _relative_error(a: ConfigurationStats, b: ConfigurationStats) -> float | None:
-    """Standard error of the relative difference of two means (None with a single run of either)."""
-    if a.n < 2 or b.n < 2:
-        return None
-    return math.sqrt((a.std_time / a.mean_time) ** 2 / a.n + (b.std_time / b.mean_time) ** 2 / b.n)
+def truth_decision(outcome: DemoOutcome):
+    """The one decision (:mod:`iotune.recommend.decision`) on the held-out workload as measured at the end."""
+    space = outcome.spec.space
+    ranked = [Measured(s.config, s.config_key, list(s.times)) for s in outcome.truth]
+    workload = {p.name: outcome.truth[0].config.get(p.name) for p in space.workload_parameters}
+    return decide_measured(space, workload, ranked, [])
 
 
 def _noise(stats: list[ConfigurationStats]) -> float | None:

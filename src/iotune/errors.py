@@ -40,6 +40,7 @@ class ScratchError(BenchError, OSError):
 _ELSEWHERE = {
     "ApplyError": "iotune.apply.user_settings",
     "CostError": "iotune.recommend.cost",
+    "DecisionError": "iotune.recommend.decision",
     "DeadlineError": "iotune.analytic.cache_model",
     "ExpressionError": "iotune.space.expressions",
     "FieldError": "iotune.space.parameter",

@@ -424,7 +424,7 @@ OPTIONS = [
     Case("option-pricing-bad", ["recommend", "-s", "tuned", "-w", "transfer_size=4MiB",
                                 "--objective", "cost", "--pricing", "p.yaml", "--db", "t.db"],
          {"t.db": ("setup", "trained.db"), "p.yaml": "instances: [*x]\n"}),
-    Case("option-workload-unknown-value", ["recommend", "-s", "tuned", "-w", "transfer_size=3MiB",
+    Case("option-workload-unknown-value", ["recommend", "-s", "tuned", "-w", "transfer_size=lots",
                                            "--db", "t.db"], {"t.db": ("setup", "trained.db")}),
     Case("option-replay-garbage", ["bench", "s.yaml", "--runner", "replay:t.csv", "--db", "s.db"],
          {"s.yaml": SPEC, "t.csv": b"\x00\x01,\xff\n"}),

@@ -68,3 +68,17 @@ def test_a_gain_whose_interval_holds_one_is_not_claimed():
     result = outcome({fast: [0.5, 0.51, 0.49]}, tuned_index=fast, model_index=fast)
     result.tuned.gain, result.tuned.gain_low, result.tuned.gain_high = 1.05, 0.95, 1.16
     assert "could not rule out no gain from its 4 runs: 95% interval 0.95-1.16x" in "\n".join(verdict(result))
+
+
+def test_what_recommend_answered_before_any_run_is_judged_against_the_truth():
+    """Issue 19: the demo's verdict names iotune recommend's answer for the held-out workload, or says it had none."""
+    from iotune.recommend.decision import Decision
+
+    fast = index_of(romio_cb_write="disable", romio_cb_read="disable")
+    result = outcome({fast: [0.5, 0.51, 0.49]}, tuned_index=fast, model_index=fast)
+    result.answer = Decision(dict(HELD_OUT), "transfer", CONFIGURATIONS[fast].to_dict())
+    line = next(line for line in verdict(result) if line.startswith("iotune recommend"))
+    assert "predicted romio_cb_write=disable romio_cb_read=disable" in line and "measured fastest of all 10" in line
+    result.answer = Decision(dict(HELD_OUT), "none", None, message="no prediction is trustworthy: ...")
+    line = next(line for line in verdict(result) if line.startswith("iotune recommend"))
+    assert "named no configuration: no prediction is trustworthy" in line

@@ -110,7 +110,7 @@ def test_cost_errors(cloud_space, hints_space, tmp_path):
 
 @pytest.mark.parametrize("workload, fragment", [
     ({"transfer_size": "1MiB", "colective": True}, "unknown workload parameter 'colective'"),
-    ({"transfer_size": "2MiB", "collective": True}, "levels: 64KiB, 1MiB"),
+    ({"transfer_size": "lots", "collective": True}, "levels: 64KiB, 1MiB"),
     ({"transfer_size": "1MiB", "collective": True, "striping_factor": 4}, "system parameter"),
     ({"collective": True}, "does not give 'transfer_size' (levels: 64KiB, 1MiB)"),
 ])
@@ -118,6 +118,16 @@ def test_bad_workload_is_one_line_error(hints_space, workload, fragment):
     with pytest.raises(IotuneError) as error:
         Recommender(make_model(hints_space, synthetic_time)).recommend(workload)
     assert fragment in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_workload_value_between_levels_is_interpolated_not_refused(hints_space, linear):
+    """Issue 19, item 7: 256 KiB lies between the levels 64 KiB and 1 MiB; the model is asked at log2(256 KiB)."""
+    recommender = Recommender(make_model(hints_space, synthetic_time, linear()))
+    at = {size: recommender.recommend({"transfer_size": size, "collective": True}) for size in
+          ("64KiB", "256KiB", "1MiB")}
+    assert at["64KiB"].best.predicted > at["256KiB"].best.predicted > at["1MiB"].best.predicted
+    assert at["256KiB"].workload["transfer_size"] == 256 * 1024
+    assert at["64KiB"].baseline_predicted > at["256KiB"].baseline_predicted > at["1MiB"].baseline_predicted
 
 
 def test_model_from_another_space(hints_space, cloud_space):

@@ -1,9 +1,10 @@
 """Choose the configuration to run with (paper 001, Section IV-A: the optimization engine).
 
 Paper 001's engine picks, by process count, the best configuration found in
-past runs.  Here, in order: the best measured configuration of the study for
-this workload (lowest mean I/O time, :func:`iotune.analysis.best_per_workload`),
-else the trained model's recommendation, else the space's defaults.  With
+past runs.  Here, in order: the application's own runs, else the one decision of
+:mod:`iotune.recommend.decision` (the best measured configuration of the study
+for this workload; for an unmeasured one the transfer prediction when it held on
+the measured workloads), else the space's defaults, said not to be a recommendation.  With
 probability ``explore`` (seeded) an untested configuration is tried instead:
 the model's best untested candidate, or a random untested one.
 """
@@ -14,8 +15,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotune.analysis import best_per_workload, configuration_stats
+from iotune.analysis import configuration_stats
 from iotune.errors import IotuneError, StoreError
+from iotune.recommend.answer import decide
+from iotune.recommend.decision import decide_all
 
 CANDIDATES = 50
 
@@ -42,7 +45,7 @@ def workload_values(space, workload: dict | None, processes: int | None) -> tupl
     for parameter in space.workload_parameters:
         if parameter.name == "processes" and processes is not None and workload is None:
             value = processes
-        elif parameter.name in described:
+        elif described.get(parameter.name) is not None:  # None: inactive (a `when:` rule), as results gives it
             value = described[parameter.name]
         else:
             continue
@@ -123,7 +126,7 @@ def choose_configuration(store, study: str, space, workload: dict | None = None,
                          explore: float = 0.0, seed: int | None = None, command: str | None = None,
                          measure: str | None = None) -> Choice:
     """The configuration to run ``workload`` with: the application's own runs, else the study's measurements,
-    its model or the defaults (paper 001's optimization engine, Fig. 2).
+    the transfer prediction or the defaults (paper 001's optimization engine, Fig. 2).
 
     Runs recorded by ``iotune run`` (study ``<study>-runs``) time whole
     applications: once the same ``command`` has run under two or more
@@ -148,16 +151,22 @@ def choose_configuration(store, study: str, space, workload: dict | None = None,
     if len(ran) >= 2:
         fastest = min(ran, key=lambda s: s.mean_time)
         return Choice(space.configuration(fastest.config), "runs",
-                      f"best of the {len(ran)} configurations this command ran with: "
+                      f"fastest of the {len(ran)} configurations this command ran with: "
                       + _measure_words(measure).format(fastest.mean_time) + f" over {fastest.n} run(s)", notes)
-    bests = [b for b in best_per_workload(space, trials) if _matches(b.best.config, values)]
-    if bests:
-        best = min(bests, key=lambda b: b.best.mean_time)
-        return Choice(space.configuration(best.best.config), "measured",
-                      f"best measured: mean I/O time {best.best.mean_time:.4g} s over {best.best.n} repeat(s)", notes)
-    if model is not None:
-        recommended = _recommended(model, space, values)
-        if recommended:
-            return Choice(recommended[0], "model", f"recommended by model {model.name!r}", notes)
-    return Choice(space.configuration(_full_workload(space, values)), "default",
-                  "no measurement or model for this workload: the space's defaults", notes)
+    decisions = [d for d in decide_all(space, trials) if _matches(d.best, values)]
+    if decisions:
+        best = min(decisions, key=lambda d: d.best_time)
+        return Choice(space.configuration(best.best), "measured",
+                      f"best measured: mean I/O time {best.best_time:.4g} s over {best.runs} repeat(s); "
+                      f"{best.message}", notes + best.notes)
+    workload = _full_workload(space, values)
+    try:
+        decision = decide(space, [t for t in store.trials(study=study) if t.runner != "command"], workload)
+    except IotuneError as error:
+        decision, notes = None, notes + [str(error)]
+    if decision is not None and decision.basis == "transfer":
+        return Choice(space.configuration({**workload, **decision.best}), "predicted", decision.message, notes)
+    why = decision.message if decision is not None else "no measurement for this workload"
+    advice = f"; {decision.advice}" if decision is not None and decision.advice else ""
+    return Choice(space.configuration(workload), "default",
+                  f"{why}: running the space's defaults, not a recommendation{advice}", notes)

@@ -76,7 +76,9 @@ def show_judgement(terminal: Terminal, outcome) -> None:
     system = [p.name for p in outcome.spec.space.system_parameters]
     fastest = outcome.truth[0]
     rows = []
+    answer = outcome.answer.best if outcome.answer is not None else None
     for label, configuration in (("default", outcome.default), ("the model's pick (no run)", outcome.model_pick),
+                                 ("iotune recommend's answer (no run)", answer),
                                  (f"the tuner's pick ({outcome.tuned.runs} runs)", outcome.tuned_pick),
                                  ("fastest measured", fastest.config)):
         measured = None if configuration is None else outcome.measured(configuration)

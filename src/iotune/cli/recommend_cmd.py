@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict
 from pathlib import Path
 
@@ -10,7 +9,10 @@ import typer
 
 from iotune.cli.options import DB, DEFAULT_MEANING, FORMAT
 from iotune.cli.terminal import Terminal, check_format
+from iotune.cli.decision_view import hint_forms, prepare_hints_dir
 from iotune.errors import IotuneError
+
+__all__ = ["apply_lines", "hint_forms", "prepare_hints_dir", "recommend", "run_recommend"]
 
 
 def load_trained(db: str | None, study: str, name: str | None):
@@ -25,10 +27,7 @@ def load_trained(db: str | None, study: str, name: str | None):
 
 def apply_lines(candidate, directory: str = "DIR") -> dict:
     """The four ways to apply a candidate's hints, as exact strings."""
-    from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
-
-    return {"romio_hints": romio_hints_file(candidate.hints), "mpich_mpiio_hints": mpich_mpiio_hints(candidate.hints),
-            "ior_env": ior_env(candidate.hints), "lfs_setstripe": lfs_setstripe(candidate.hints, directory)}
+    return hint_forms(candidate.hints, directory)
 
 
 def with_spread(result, db: str | None, study: str):
@@ -52,19 +51,6 @@ def default_named(value):
     if isinstance(value, list):
         return [default_named(v) for v in value]
     return value
-
-
-def prepare_hints_dir(hints_dir: Path) -> Path:
-    """The ``--hints-dir`` directory, made if needed and writable, checked before anything is computed."""
-    directory = Path(hints_dir)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise IotuneError(f"--hints-dir {hints_dir}: cannot make that directory "
-                          f"({'a file of that name exists' if directory.is_file() else exc.strerror or exc})") from None
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise IotuneError(f"--hints-dir {hints_dir}: the directory is not writable")
-    return directory
 
 
 def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, pricing: Path | None = None,
@@ -137,7 +123,8 @@ def recommend(
     workload_file: Path = typer.Option(None, "--workload-file", hidden=True, help="Older form of --workload FILE."),
     objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (Zhai et al. 2015, paper 000, Eq. 2)."),
     top: int = typer.Option(3, "--top", help="How many configurations to report."),
-    model: str = typer.Option(None, "--model", help="Trained model name (default: the study's latest)."),
+    model: str = typer.Option(None, "--model", help="Answer from this trained model's predictions instead of the "
+                              "measurements (the cost and bandwidth objectives always use the study's latest model)."),
     pricing: Path = typer.Option(None, "--pricing", help="Pricing YAML (default: illustrative 2013 EC2 prices)."),
     hints_dir: Path = typer.Option(None, "--hints-dir", help="Write one ROMIO hints file per recommendation here."),
     constraint: list[str] = typer.Option([], "--constraint", help="Extra constraint on candidates (repeatable)."),
@@ -145,7 +132,11 @@ def recommend(
     fmt: str = FORMAT,
     db: str = DB,
 ) -> None:
-    """Predict the best system configurations for a workload and say how to apply them."""
+    """The best system configuration for a workload, how sure that is, and how to apply it.
+
+    A measured workload is answered from its runs (the tied set when the runs cannot separate the best); an
+    unmeasured one from the other workloads' runs when that prediction held on them, else with the
+    `iotune tune` command to measure it."""
     check_format(fmt)
     from iotune.profile import workload_values_from
 
@@ -153,6 +144,11 @@ def recommend(
         raise IotuneError("give the workload with --workload (name=value pairs, a workload file, a Darshan log or "
                           "an IOR command line)")
     values, _ = workload_values_from(workload if workload is not None else workload_file)
+    if model is None and objective == "time":
+        from iotune.cli.decision_view import run_decision
+
+        run_decision(db, study, values, top, hints_dir, fmt, constraint)
+        return
     space, trained = load_trained(db, study, model)
     run_recommend(trained, values, objective, top, pricing, hints_dir, fmt, constraint, space=space, db=db,
                   study=study, spread=not no_spread)

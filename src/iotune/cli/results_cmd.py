@@ -74,8 +74,26 @@ def _spread(mean: float, std: float, n: int) -> str:
     return f"{mean:.3f} (one run)" if n == 1 else f"{mean:.3f} ± {std:.3f} (n={n})"
 
 
+def _key(space, workload: dict) -> str:
+    from iotune.space.configuration import digest
+
+    return digest({p.name: workload.get(p.name) for p in space.workload_parameters})
+
+
+def _sure(decision) -> str:
+    """How sure the best is, from :mod:`iotune.recommend.decision`: ahead, tied with n others, or unknown."""
+    if decision.separated:
+        return "ahead of the rest"
+    if len(decision.tied) > 1:
+        return f"tied with {len(decision.tied) - 1} (runs cannot separate them)"
+    if len(decision.ranked) == 1:
+        return "only one measured"
+    return "unknown: one run each"
+
+
 def show_best(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.analysis import best_per_workload
+    from iotune.recommend.decision import decide_all, not_in_effect_text
     from iotune.space import Space
     from iotune.store import Store
 
@@ -94,27 +112,36 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
                 continue
             found = store.trials(study=record.name)
             bests = best_per_workload(space, found)
+            decisions = {_key(space, d.workload): d for d in decide_all(space, found)}
             if fmt != "table":
-                records.extend({"study": record.name, **b.to_dict()} for b in bests)
+                records.extend({"study": record.name, **b.to_dict(),
+                                "decision": decisions[_key(space, b.workload)].to_dict()} for b in bests)
                 continue
             rows, noise = [], start_up_noise(found)
             for best in bests:
+                decision = decisions[_key(space, best.workload)]
                 rows.append([
                     _describe(best.workload, space),
-                    _describe(_system(best.best.config, space), space),
+                    _describe(_system(best.best.config, space), space) + "".join(
+                        f" ({k} ran as {r})" for k, (_, r) in decision.not_in_effect.items()),
                     _spread(best.best.mean_time, best.best.std_time, best.best.n),
                     f"{best.best.mean_bandwidth:.0f}",
                     _vs_default(best, noise),
                     f"{best.speedup_vs_median:.2f}x",
                     f"{best.speedup_vs_worst:.2f}x",
                     best.configurations,
+                    _sure(decision),
                 ])
             terminal.emit(["workload", "best configuration", f"{measured_as(found)} (mean ± sd)", "MiB/s",
-                           "vs default", "vs median", "vs worst", "configs"], rows, "table",
+                           "vs default", "vs median", "vs worst", "configs", "how sure"], rows, "table",
                           title=f"study {record.name}: fastest configuration per workload")
             if bests and noise is not None:
                 terminal.info(f"wall time of whole runs, start-up included: start-up alone can put two runs up to "
                               f"{noise:.3f} s apart on this machine (95%), so smaller differences are not gains")
+            for decision in decisions.values():
+                if decision.not_in_effect:
+                    terminal.warn(f"{_describe(decision.workload, space)}: in the best configuration, "
+                                  + not_in_effect_text(decision.not_in_effect))
             if bests:
                 terminal.info(DEFAULT_MEANING + ("; not measured: the study never ran the default of that workload"
                                                  if any(b.speedup_vs_default is None for b in bests) else ""))

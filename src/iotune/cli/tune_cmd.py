@@ -134,11 +134,11 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
             result = _tune_here(terminal, target, values, budget, tuning, command=command, scratch=scratch,
                                 runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale,
                                 measure=measure)
-    if not ran and result.runs >= budget:
-        terminal.info(f"the budget of {budget} runs is already spent in study {target.name} ({result.runs} runs of "
-                      "this workload in the store): nothing was run; the result of those runs follows (a larger "
-                      "--budget runs more)")
-    _show_result(terminal, result, target, fmt, command, measure)
+        if not ran and result.runs >= budget:
+            terminal.info(f"the budget of {budget} runs is already spent in study {target.name} ({result.runs} runs "
+                          "of this workload in the store): nothing was run; the result of those runs follows (a "
+                          "larger --budget runs more)")
+        _show_result(terminal, result, target, fmt, command, measure)  # in the store: it reads the hints in effect
 
 
 def _check_candidates(spec, values: dict, seed: int) -> None:
@@ -327,7 +327,8 @@ def start_up_noise(result, startup) -> str | None:
 def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str], measure=None) -> None:
     from iotune.apply.command import objective_words
     from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
-    from iotune.spec.mapping import env_of, hints_of
+    from iotune.recommend.decision import effective_hints, not_in_effect_text
+    from iotune.spec.mapping import env_of
 
     startup = measure.startup if measure is not None and measure.wall_time else None
     noise = start_up_noise(result, startup)
@@ -351,9 +352,10 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         summary["start_up_s"] = None if measure.startup is None else list(measure.startup.seconds)
         summary["no_gain_because"] = noise
     if best is not None:
-        summary["apply"] = {"hints": hints_of(study.space, best.configuration),
-                            "env": env_of(study.space, best.configuration),
-                            "mpich_mpiio_hints": mpich_mpiio_hints(hints_of(study.space, best.configuration))}
+        hints, changed = effective_hints(study.space, study.trials(), best.configuration)  # as they took effect
+        summary["apply"] = {"hints": hints, "env": env_of(study.space, best.configuration),
+                            "mpich_mpiio_hints": mpich_mpiio_hints(hints),
+                            "not_in_effect": {k: {"asked": a, "in_effect": r} for k, (a, r) in changed.items()}}
     if fmt == "json":
         sys.stdout.write(json.dumps(summary, indent=2, default=str) + "\n")
         return
@@ -378,7 +380,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         terminal.warn(f"the runner-up ({result.runner_up.configuration.describe()}, "
                       f"{text(result.runner_up.mean)}) cannot be told apart from the best with "
                       "these runs: either is a good choice; more runs (a larger --budget) would separate them")
-    hints = hints_of(study.space, best.configuration)
+    if changed:
+        terminal.warn(not_in_effect_text(changed))
     if hints:
         terminal.info("apply it: MPICH_MPIIO_HINTS=" + mpich_mpiio_hints(hints) + "  (or a ROMIO hints file: "
                       + romio_hints_file(hints).strip().replace("\n", "; ") + ")")

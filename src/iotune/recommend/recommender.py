@@ -88,7 +88,7 @@ class Recommender:
         space = self.space
         screen = Space(space.name, space.parameters, space.constraints + tuple(constraints), space.description,
                        source="constraint") if constraints else space
-        fixed, given, missing = self._workload(workload)
+        fixed, given, missing, between = self._workload(workload)
         system = np.array([p.role == "system" for p in space.parameters])
         subspace = SubSpace(space, fixed)
         if subspace.size > WALK_LIMIT:
@@ -108,7 +108,7 @@ class Recommender:
             rows, active = rows[selected], active[selected]
             if missing and active[:, missing].any():
                 self._missing(missing, active)
-            values = self.model.predict_encoded(self.encoder.transform_indices(rows, active))
+            values = self.model.predict_encoded(self._between(self.encoder.transform_indices(rows, active), between))
             if to_cost:
                 values = cost_model.cost_indices(values, space, rows, active, compute_instances)
             if not np.all(np.isfinite(values)):
@@ -126,7 +126,7 @@ class Recommender:
         tolerance = max(self.rtol, 4 * float(np.finfo(np.float32).eps)) * abs(best)
         co_count = int(np.count_nonzero(np.abs(everything.astype(float) - best) <= tolerance))
 
-        base_config, base_value = self._baseline(given, baseline, cost_model, compute_instances)
+        base_config, base_value = self._baseline(given, baseline, cost_model, compute_instances, between)
         configs = self._configurations(subspace.rows(best_ord))
         values = best_key if lower else -best_key
         candidates = [self._candidate(rank + 1, configs[rank], float(values[rank]), base_value, median, objective,
@@ -138,32 +138,48 @@ class Recommender:
                               evaluated=len(everything), candidates=candidates, co_champions=co_count,
                               co_champion_examples=examples, model=self.model.name)
 
-    def _workload(self, workload: Mapping[str, Any]) -> tuple[dict[int, int], dict[str, Any], list[int]]:
-        """Level index of each workload column, the normalised workload, and columns left unspecified."""
+    def _workload(self, workload: Mapping[str, Any]) -> tuple[dict[int, int], dict[str, Any], list[int],
+                                                             dict[str, float]]:
+        """Level index of each workload column, the normalised workload, columns left unspecified, and the
+        size or integer values that are not levels (interpolated: see :meth:`_between`)."""
+        from iotune.recommend.decision import workload_of
+
         if not isinstance(workload, Mapping):
             raise RecommendError(f"workload must map parameter names to values, got {workload!r}")
         space = self.space
         names = [p.name for p in space.workload_parameters]
-        fixed, given = {}, {}
-        for name, value in workload.items():
+        for name in workload:
             if name not in names:
                 role = "a system parameter, which the recommender chooses" if name in \
                     [p.name for p in space.parameters] else "not a parameter of the space"
                 raise RecommendError(f"unknown workload parameter {name!r}: {role} "
                                      f"(workload parameters of space {space.name!r}: {', '.join(names) or 'none'})")
+        try:
+            levels, between = workload_of(space, dict(workload))
+        except SpaceError as exc:
+            raise RecommendError(f"workload {exc}") from None
+        fixed, given = {}, {}
+        for name in workload:
             parameter = space.parameter(name)
-            try:
-                level = parameter.normalise(value)
-            except SpaceError as exc:
-                raise RecommendError(f"workload {exc}") from None
-            given[name] = level
+            level = levels[name]
+            given[name] = int(between[name]) if name in between and float(between[name]).is_integer() else \
+                between.get(name, level)
             fixed[[p.name for p in space.parameters].index(name)] = parameter.levels.index(level)
         missing = []
         for j, parameter in enumerate(space.parameters):
             if parameter.role == "workload" and j not in fixed:
                 fixed[j] = parameter.levels.index(parameter.default)
                 missing.append(j)
-        return fixed, given, missing
+        return fixed, given, missing, between
+
+    def _between(self, features: np.ndarray, between: dict[str, float]) -> np.ndarray:
+        """``features`` with the column of each value between levels at that value's own encoding (log2 of a
+        size, an integer as itself): the model is asked at the value, between its neighbouring levels."""
+        for name, value in between.items():
+            parameter = self.space.parameter(name)
+            column = self.encoder.feature_names.index(f"log2({name})" if parameter.type == "size" else name)
+            features[:, column] = np.log2(max(value, 1.0)) if parameter.type == "size" else value
+        return features
 
     def _missing(self, missing: list[int], active: np.ndarray) -> None:
         parameters = [self.space.parameters[j] for j in missing if active[:, j].any()]
@@ -171,10 +187,14 @@ class Recommender:
             f"{p.name!r} (levels: {', '.join(map(p.format, p.levels))})" for p in parameters))
 
     def _baseline(self, workload: dict[str, Any], baseline: Mapping[str, Any] | None,
-                  cost_model: CostModel | None, compute_instances: int | None) -> tuple[dict[str, Any], float]:
+                  cost_model: CostModel | None, compute_instances: int | None,
+                  between: dict[str, float] | None = None) -> tuple[dict[str, Any], float]:
         """The baseline configuration (given system values, else defaults) and its predicted objective."""
         space = self.space
-        values = dict(workload)
+        between = between or {}
+        levels = {p.name: p.levels[self._fixed_level(p.name, workload, between)] for p in space.workload_parameters
+                  if p.name in workload}
+        values = dict(levels)
         for name, value in (baseline or {}).items():
             if name not in [p.name for p in space.system_parameters]:
                 raise RecommendError(f"baseline: {name!r} is not a system parameter of space {space.name!r} "
@@ -184,10 +204,20 @@ class Recommender:
             configuration = space.configuration(values)
         except SpaceError as exc:
             raise RecommendError(f"baseline: {exc}") from None
-        value = float(self.model.predict([configuration])[0])
+        value = float(self.model.predict_encoded(self._between(self.encoder.transform([configuration]), between))[0])
         if cost_model is not None:
             value = cost_model.cost(value, configuration, compute_instances)
-        return configuration.to_dict(), value
+        return {**configuration.to_dict(), **{k: workload[k] for k in between}}, value
+
+    def _fixed_level(self, name: str, workload: dict[str, Any], between: dict[str, float]) -> int:
+        """Level index standing in for ``workload[name]`` (its nearest valid level when it lies between)."""
+        from iotune.recommend.decision import workload_of
+
+        parameter = self.space.parameter(name)
+        if name not in between:
+            return parameter.levels.index(workload[name])
+        levels, _ = workload_of(self.space, workload)
+        return parameter.levels.index(levels[name])
 
     def _configurations(self, rows: np.ndarray) -> list[dict[str, Any]]:
         active, _ = self.space.active_mask(rows)

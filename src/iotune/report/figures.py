@@ -309,7 +309,7 @@ def draw_gain(figure: Figure):
     from matplotlib.lines import Line2D
 
     fig.legend(handles=[Line2D([], [], marker="o", color=BLUE, linestyle="-", label="measured (bootstrap interval)"),
-                        Line2D([], [], marker="D", color=ORANGE, linestyle="-", label="predicted (model error)")],
+                        Line2D([], [], marker="D", color=ORANGE, linestyle="-", label="predicted (no interval)")],
                frameon=False, loc="outside lower center", ncols=2, fontsize=7.5)
     return fig
 

@@ -1,25 +1,20 @@
-"""The recommendation for a workload: the configurations a model predicts best, the expected gain over the
-default configuration with an interval, and how to apply it (:mod:`iotune.apply.forms`).
+"""The recommendation for a workload (the one decision of :mod:`iotune.recommend.decision`, as ``iotune
+recommend`` and ``iotune results`` give it): the best measured configuration and the ones its runs cannot
+separate from it, or for an unmeasured workload the transfer prediction when it held on the measured ones;
+the gain over the default configuration with an interval; and how to apply it (:mod:`iotune.apply.forms`),
+with the hints as they took effect.
 
-The gain is default time / recommended time (above 1: faster; bandwidth: the
-other way round).  Its 95 % interval:
-
-- **measured** when the study measured both configurations for that workload
-  at least twice: the ratio of their mean times, with a seeded percentile
-  bootstrap over each one's repeats (2,000 resamples);
-- **predicted** otherwise: the model's ratio times exp(+/- t s sqrt(2)), s the
-  standard deviation of the model's held-out log errors (log predicted - log
-  measured, folds over configurations as in :mod:`iotune.report.models`):
-  both predictions carry such an error, taken independent (sqrt 2).
+The gain is default time / recommended time (above 1: faster).  Its 95 % interval, when the study measured
+both configurations for that workload at least twice: the ratio of their mean times, with a seeded
+percentile bootstrap over each one's repeats (2,000 resamples).  A predicted gain has no interval.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
-from scipy.stats import norm
 
 from iotune.errors import IotuneError
 from iotune.records import io_seconds
@@ -32,63 +27,6 @@ SEED = 0
 CONFIDENCE = 0.95
 
 
-@dataclass(frozen=True)
-class Gain:
-    """Expected gain over the default configuration (x) with its 95 % interval and where it comes from."""
-
-    value: float
-    low: float | None
-    high: float | None
-    basis: str
-
-
-def objective_of(target: str) -> str:
-    """The recommendation objective a model of ``target`` serves."""
-    return {"bandwidth": "bandwidth", "cost": "cost"}.get(target, "time")
-
-
-def choose_model(data):
-    """The study's newest stored model, else CART on log time trained now (not saved); with a sentence saying which."""
-    from iotune.errors import StoreError
-    from iotune.learn import LearningError, train
-    from iotune.learn.model import load_model
-
-    try:
-        model = load_model(data.store, data.name)
-        return model, (f"Model: {model.name} ({model.predictor_name}, predicts {model.target}), stored with the "
-                       f"study on {model.created_at[:19].replace('T', ' ')} UTC from {model.n_samples} trials.")
-    except (StoreError, LearningError) as error:
-        why = "the study stores no model" if isinstance(error, StoreError) else f"the stored model cannot be used ({error})"
-    model = train(data.store, data.name, predictor="cart", target="time", log_target=True)
-    return model, (f"Model: {why}, so a CART tree of log I/O time was trained for this report on {model.n_samples} "
-                   "trials (not saved; `iotune train` saves one).")
-
-
-def log_error_sd(data, model) -> float | None:
-    """Standard deviation of the model's held-out log errors (module docstring); None if it cannot be computed."""
-    from iotune.learn import Dataset
-    from iotune.report.models import memo_key, out_of_fold
-
-    options = model.dataset_options or {}
-    try:
-        dataset = Dataset.from_store(data.store, data.name, model.target, phase=options.get("phase"),
-                                     categorical=model.categorical, instances=options.get("instances", 1),
-                                     price_per_hour=options.get("price_per_hour", 1.0))
-        if np.unique(dataset.config_keys).size < 3:
-            return None
-        key = memo_key(model.target, model.predictor_name, dict(model.params))
-        plain = not options.get("phase") and model.categorical == "onehot" and model.target == "time"
-        predicted = data.memo.get(key) if plain else None  # the model-quality section's, when the same
-        if predicted is None:
-            predicted, _ = out_of_fold(dataset, model.predictor_name, dict(model.params))
-    except (IotuneError, ValueError, np.linalg.LinAlgError):
-        return None
-    ok = (predicted > 0) & (dataset.y > 0)
-    if ok.sum() < 3:
-        return None
-    return float(np.std(np.log(predicted[ok]) - np.log(dataset.y[ok]), ddof=1))
-
-
 def ratio_interval(default_runs, best_runs, resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float, float]:
     """mean(default) / mean(best) and its percentile-bootstrap 95 % interval (runs in seconds)."""
     a, b = np.asarray(default_runs, float), np.asarray(best_runs, float)
@@ -96,20 +34,6 @@ def ratio_interval(default_runs, best_runs, resamples: int = RESAMPLES, seed: in
     ratios = a[rng.integers(0, a.size, (resamples, a.size))].mean(1) / b[rng.integers(0, b.size, (resamples, b.size))].mean(1)
     low, high = np.quantile(ratios, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
     return float(a.mean() / b.mean()), float(low), float(high)
-
-
-def gain_of(recommendation, candidate, runs: dict[str, list[float]], space, log_sd: float | None) -> Gain:
-    """The candidate's gain over the recommendation's default configuration (module docstring)."""
-    best_key = space.configuration(candidate.configuration).key
-    default_key = space.configuration(recommendation.baseline).key
-    if recommendation.objective == "time" and len(runs.get(best_key, ())) >= 2 and len(runs.get(default_key, ())) >= 2:
-        value, low, high = ratio_interval(runs[default_key], runs[best_key])
-        return Gain(value, low, high, "measured")
-    value = candidate.improvement_vs_baseline
-    if log_sd is None or not math.isfinite(value):
-        return Gain(value, None, None, "predicted, no interval")
-    spread = float(norm.ppf(0.5 + CONFIDENCE / 2)) * log_sd * math.sqrt(2)
-    return Gain(value, value * math.exp(-spread), value * math.exp(spread), "predicted")
 
 
 def space_workloads(space, limit: int) -> list[dict] | None:
@@ -135,18 +59,13 @@ def space_workloads(space, limit: int) -> list[dict] | None:
 
 
 def workloads_to_show(data, given: dict | None) -> tuple[list[dict], list[str]]:
-    """The workloads to recommend for: the one given (mapped to the space's levels), else every workload of the
-    space when there are at most MAX_WORKLOADS, else the measured ones."""
-    from iotune.apply.choose import workload_values
-
+    """The workloads to recommend for: the one given (values between levels are interpolated), else every
+    workload of the space when there are at most MAX_WORKLOADS, else the measured ones."""
     space = data.space
     if given is not None:
-        values, notes = workload_values(space, given, None)
-        for parameter in space.workload_parameters:
-            if parameter.name not in values:
-                values[parameter.name] = parameter.default
-                notes.append(f"the workload does not give {parameter.name}: its default "
-                             f"{parameter.format(parameter.default)} is used")
+        values = {p.name: given[p.name] for p in space.workload_parameters if given.get(p.name) is not None}
+        notes = [f"the workload does not give {p.name}: its default {p.format(p.default)} is used"
+                 for p in space.workload_parameters if p.name not in values]
         return [values], notes
     every = space_workloads(space, MAX_WORKLOADS)
     if every is not None:
@@ -185,88 +104,123 @@ def apply_blocks(space, candidate) -> list[tuple[str, str]]:
     return blocks
 
 
+def _how_sure(decision) -> str:
+    if decision.basis != "measured":
+        return {"transfer": "predicted, not measured", "none": "no trustworthy prediction"}[decision.basis]
+    if decision.separated:
+        return "ahead of the rest"
+    if len(decision.tied) > 1:
+        return f"tied with {len(decision.tied) - 1}"
+    return "only one measured" if len(decision.ranked) == 1 else "unknown: one run each"
+
+
+def _gain(decision, runs: dict[str, list[float]], space) -> tuple[float | None, float | None, float | None, str]:
+    """(gain, 95% low, 95% high, where from) of the decision's best over the default configuration."""
+    if decision.best is None:
+        return None, None, None, "nothing recommended"
+    if decision.basis != "measured":
+        return decision.gain, None, None, "predicted, no interval"
+    best = runs.get(space.configuration(decision.best).key, [])
+    default = runs.get(space.configuration(decision.default).key, []) if decision.default else []
+    if len(best) >= 2 and len(default) >= 2:
+        return (*ratio_interval(default, best), "measured")
+    return decision.gain, None, None, "measured, too few runs for an interval" if decision.gain else \
+        "default not measured"
+
+
+def _label(space, decision) -> str:
+    if decision.best is None:
+        return "none: " + decision.advice
+    text = system_label(space, decision.best)
+    return text + "".join(f" ({k} ran as {r})" for k, (_, r) in decision.not_in_effect.items())
+
+
 def recommendation_section(data, workload: dict | None = None, workload_source: str | None = None) -> Section:
-    """Recommendations for the given or the measured workloads, their gains with intervals, how to apply them."""
-    from iotune.learn.registry import is_ranker
-    from iotune.recommend import Recommender
-    from iotune.recommend.uncertainty import attach_spread, spread_label
+    """The decision for the given or the space's workloads, gains with intervals, and how to apply it."""
+    from iotune.recommend.answer import decide
 
     title = "Recommendation"
-    if len({t.config_key for t in data.measured}) < 3:
-        return Section.nothing("recommendation", title, "Fewer than 3 configurations measured: no model to recommend "
-                               "from.")
+    if not data.measured:
+        return Section.nothing("recommendation", title, "No configuration measured: nothing to recommend from.")
     try:
-        model, model_note = choose_model(data)
         workloads, notes = workloads_to_show(data, workload)
     except IotuneError as error:
         return Section.nothing("recommendation", title, f"No recommendation: {error}")
-    section = Section("recommendation", title, paragraphs=[model_note])
-    if is_ranker(model.estimator):
-        section.warnings.append(f"{model.name} is a ranker: its scores order configurations but predict no time, so "
-                                "the gains below are ratios of scores, not of times.")
+    section = Section("recommendation", title, paragraphs=[
+        "The same answer as iotune results and iotune recommend: for a measured workload, its fastest measured "
+        "configuration and how many others its runs cannot separate from it (Welch's test on log times at 95%); "
+        "for an unmeasured one, the prediction from the other workloads' runs when it beat the default on them "
+        "held out one at a time, else none. No model is asked about a measured workload."])
     if notes:
         section.paragraphs.append("Notes: " + "; ".join(notes) + ".")
-    objective = objective_of(model.target)
-    log_sd = log_error_sd(data, model)
     runs: dict[str, list[float]] = {}
     for trial in data.measured:
         runs.setdefault(trial.config_key, []).append(io_seconds(trial.phases))
-    recommender = Recommender(model)
-    names = varying(data.space, workloads, "workload") if len(workloads) > 1 else \
-        [p.name for p in data.space.workload_parameters]
-    rows, failures = [], []
-    detailed = None
+    space = data.space
+    names = varying(space, workloads, "workload") if len(workloads) > 1 else [p.name for p in space.workload_parameters]
+    rows, failures, detailed = [], [], None
     for values in workloads:
         try:
-            result = recommender.recommend(values, objective, TOP)
+            decision = decide(space, data.measured, values)
         except IotuneError as error:
-            failures.append(f"{label_of(data.space, values)}: {error}")
+            failures.append(f"{label_of(space, values)}: {error}")
             continue
-        best = result.candidates[0]
-        gain = gain_of(result, best, runs, data.space, log_sd)
-        measured = runs.get(data.space.configuration(best.configuration).key)
-        rows.append((short_label(data.space, values, names), system_label(data.space, best.configuration),
-                     best.predicted, result.baseline_predicted, gain.value, gain.low, gain.high, gain.basis,
-                     float(np.mean(measured)) if measured else None, result.co_champions))
-        if detailed is None or result.evaluated > detailed.evaluated:  # the workload with the most to choose from
-            detailed = result
+        gain, low, high, basis = _gain(decision, runs, space)
+        rows.append((short_label(space, values, names), _label(space, decision), decision.best_time,
+                     decision.default_time, gain, low, high, basis, _how_sure(decision), len(decision.tied)))
+        if detailed is None or len(decision.ranked) > len(detailed.ranked) or (detailed.best is None and decision.best):
+            detailed = decision
     section.warnings += [f"No recommendation for {f}" for f in failures]
     if not rows:
         section.empty = "No workload could be recommended for."
         return section
-    unit = detailed.unit
-    table = Table(("workload", "recommended configuration", f"predicted ({unit})",
-                   f"default configuration predicted ({unit})", "expected gain (x)", "95% low (x)", "95% high (x)",
-                   "gain from", "recommended, measured mean I/O time (s)", "co-champions"), rows,
-                  "Recommended configuration per workload",
-                  "Expected gain over the default configuration: above 1 is better. Co-champions: candidates the "
-                  "model predicts exactly as good as the first (a tree gives whole groups one value); their order "
-                  "is arbitrary.")
+    table = Table(("workload", "recommended configuration", "time (s)", "default configuration time (s)",
+                   "expected gain (x)", "95% low (x)", "95% high (x)", "gain from", "how sure",
+                   "tied configurations"), rows, "Recommended configuration per workload",
+                  "Time: mean measured I/O time, or predicted where the workload was not measured. Expected gain "
+                  "over the default configuration: above 1 is better. Tied configurations: the measured ones the "
+                  "runs cannot tell apart from the recommended one, itself included; any of them is as good.")
     section.tables.append(table)
-    section.figures.append(Figure(
-        "recommendation-gain", "gain", "Expected gain of the recommended configuration over the default configuration",
-        table,
-        "Per workload: the gain (x) of the recommended configuration over the default configuration, with its 95% "
-        "interval; measured where both were measured, else predicted with the model's held-out error. Left of 1: "
-        "the default configuration is better.",
-        {"label": "workload", "value": "expected gain (x)", "low": "95% low (x)", "high": "95% high (x)",
-         "basis": "gain from"}))
-    with_spread = attach_spread(detailed, data.store, data.name)
-    where = f" ({workload_source})" if workload_source else ""
-    candidates = Table(("rank", "configuration", f"predicted ({unit})", "vs default configuration (x)",
-                        "spread of I/O time"),
-                       [(c.rank, system_label(data.space, c.configuration), c.predicted,
-                         c.improvement_vs_baseline, spread_label(c.spread)) for c in with_spread.candidates],
-                       f"Top {len(with_spread.candidates)} for {label_of(data.space, detailed.workload)}{where}",
-                       f"{detailed.evaluated} candidate configurations scored; the default configuration predicts "
-                       f"{detailed.baseline_predicted:.4g} {unit}, the median candidate {detailed.median:.4g} {unit}.")
-    section.tables.append(candidates)
-    separation = with_spread.separation
-    if len(with_spread.candidates) > 1 and separation is not None and (separation.message or separation.reason):
-        section.paragraphs.append(f"Can the top candidates be told apart? {separation.message or separation.reason}.")
-    chosen = "" if workload is not None else " (of the workloads above, the one with the most configurations to " \
-        "choose from; --workload chooses another)"
-    section.closing.append(f"How to apply the first candidate for {label_of(data.space, detailed.workload)}"
-                           f"{chosen}:")
-    section.blocks += apply_blocks(data.space, with_spread.candidates[0])
+    plotted = Table(table.columns, [r for r in rows if r[4] is not None], table.title, table.note)
+    if plotted.rows:
+        section.figures.append(Figure(
+            "recommendation-gain", "gain", "Expected gain of the recommended configuration over the default "
+            "configuration", plotted,
+            "Per workload: the gain (x) of the recommended configuration over the default configuration, with its "
+            "95% interval where both were measured at least twice. Left of 1: the default configuration is better.",
+            {"label": "workload", "value": "expected gain (x)", "low": "95% low (x)", "high": "95% high (x)",
+             "basis": "gain from"}))
+    _detail(section, space, detailed, workload is not None, workload_source)
     return section
+
+
+def _detail(section: Section, space, decision, given: bool, source: str | None) -> None:
+    """The chosen workload's ranked configurations, how sure the answer is, and how to apply it."""
+    from iotune.spec.mapping import env_of
+
+    where = f" ({source})" if source else ""
+    label = label_of(space, decision.workload)
+    if decision.basis == "measured":
+        tied = {space.configuration(c).key for c in decision.tied}
+        shown = decision.ranked[:max(TOP, min(len(decision.tied), 10))]
+        section.tables.append(Table(
+            ("rank", "configuration", "mean I/O time (s)", "runs", "vs default configuration (x)", "vs the best"),
+            [(rank, system_label(space, m.config) + "".join(f" ({k} ran as {r})" for k, (_, r) in
+                                                            m.not_in_effect.items()),
+              m.mean, m.n, decision.default_time / m.mean if decision.default_time else None,
+              "best" if rank == 1 else "tied" if m.key in tied else "slower" if decision.separated is not None
+              else "unknown") for rank, m in enumerate(shown, start=1)],
+            f"Measured configurations for {label}{where}, fastest first",
+            f"{len(decision.ranked)} configurations measured for this workload."))
+    section.paragraphs.append(f"For {label} (detailed below): {decision.message}."
+                              + "".join(f" {note[0].upper()}{note[1:]}." for note in decision.notes))
+    if decision.best is None:
+        section.closing.append(f"No configuration is recommended for {label}: {decision.advice}.")
+        return
+    chosen = "" if given else " (of the workloads above, the one with the most configurations measured; " \
+        "--workload chooses another)"
+    section.closing.append(f"How to apply the recommended configuration for {label}{chosen}"
+                           + (", with the hints as they took effect:" if decision.not_in_effect else ":"))
+    configuration = {k: v for k, v in decision.best.items()}
+    section.blocks += apply_blocks(space, SimpleNamespace(hints=decision.apply_hints, configuration=configuration,
+                                                          env=env_of(space, configuration)))

@@ -417,9 +417,25 @@ class Tuner:
         dof = sum(len(g) - 1 for g in groups.values() if len(g) > 1)
         return math.sqrt(squares / dof) if dof else 0.05
 
+    def _best(self, engine, observations) -> int | None:
+        """The configuration to declare: the lowest mean of its runs, as every answer orders them
+        (:func:`iotune.recommend.decision.fastest_first`), among those that never failed; for cost, the
+        engine's (its values carry each configuration's price)."""
+        from iotune.recommend.decision import Measured, fastest_first
+
+        if self.objective.name == "cost":
+            return engine.best(observations)
+        failed = {i for i, v in observations if v is None}
+        runs: dict[int, list[float]] = {}
+        for i, v in observations:
+            if i not in failed and v is not None and v > 0:
+                runs.setdefault(i, []).append(v)
+        ranked = fastest_first(Measured({}, self.candidates[i].key, values) for i, values in runs.items())
+        return self.index[ranked[0].key] if ranked else None
+
     def _summarise(self, result: TuneResult, engine, observations) -> TuneResult:
         result.runs = len(observations)
-        best = engine.best(observations)
+        best = self._best(engine, observations)
         result.best = None if best is None else self._estimate(best, observations)
         default = self.index.get(self.default.key)
         result.default = None if default is None else self._estimate(default, observations)

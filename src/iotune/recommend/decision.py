@@ -1,0 +1,369 @@
+"""Which configuration for a workload, and how sure: the one answer that ``results``, ``recommend``, the
+report, ``run`` and the demo give (issue 19, item 1).
+
+**A measured workload.** The answer is the measured configuration with the lowest mean I/O time over its
+repeats (what ``iotune results`` shows).  It is *tied* with every other measured configuration that the
+runs cannot tell apart from it: Welch's two-sample t-test on log times at 95 % (two-sided), each side's
+variance its own repeats' when it has two or more, else the pooled variance of the repeated
+configurations of the same workload, else of the whole study.  With no repeats anywhere the noise is
+unknown, and the answer says that one run each cannot tell whether the best is ahead.  No model is asked.
+
+**An unmeasured workload.** The tuner's transfer prediction (:class:`iotune.transfer.TransferTuner`, no
+run of the target: the other workloads' runs weighted by how similar their workloads are, so a size or
+integer value between two levels is interpolated) names the configuration, if it is trustworthy on this
+store: held out one measured workload at a time, its picks must have been closer to each workload's
+measured best than the default configuration (geometric mean of time / best time over the held-out
+workloads; a model that predicts the mean cannot rank configurations, so it does no better than any fixed
+choice such as the default).  Otherwise no configuration is recommended and the answer says to measure
+the workload with ``iotune tune``.
+
+**Hints in effect.** A trial stores the hints it asked for (from its configuration) and the hints in effect
+(read back with ``MPI_File_get_info``).  A hint whose read-back value differs did not take effect as asked;
+the hints to apply are the ones in effect, and configurations identical in effect are marked as such.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+
+from iotune.analysis import student_t_quantile
+from iotune.errors import IotuneError, SpaceError
+from iotune.records import io_seconds
+from iotune.spec.mapping import hint_key, hint_value, hints_of
+
+CONFIDENCE = 0.95
+MIN_HELD_OUT = 2
+"""Measured workloads a transfer prediction must be judged on before it is trusted."""
+MAX_CANDIDATES = 50_000
+
+
+class DecisionError(IotuneError, ValueError):
+    """No answer can be given: the workload has no valid configuration in the space."""
+
+
+@dataclass
+class Measured:
+    """One measured configuration of a workload: its I/O times (seconds) and the hints that took effect.
+
+    ``not_in_effect``: hint key -> (value asked, value read back) for each hint that did not take effect
+    as asked; ``effective``: the configuration as it ran (those hints at their read-back values)."""
+
+    config: dict
+    key: str
+    times: list[float]
+    not_in_effect: dict[str, tuple[str, str]] = field(default_factory=dict)
+    effective: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.times)
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.times)
+
+    @property
+    def logs(self) -> list[float]:
+        return [math.log(t) for t in self.times]
+
+
+@dataclass
+class Decision:
+    """The answer for one workload (module docstring).
+
+    ``basis``: "measured", "transfer" (predicted for an unmeasured workload) or "none" (nothing
+    trustworthy: ``advice`` says what to run).  ``best``: the configuration (None with "none");
+    ``best_time``: its mean measured I/O time, or the predicted one (seconds); ``tied``: the measured
+    configurations the runs cannot tell apart from the best, best first (just the best when it is ahead);
+    ``separated``: True (ahead of every other), False (tied) or None (the runs cannot say);
+    ``same_in_effect``: configurations that ran exactly as the best did; ``apply_hints``: the hints to
+    apply, as they took effect; ``ranked``: every measured configuration, fastest mean first.
+    """
+
+    workload: dict
+    basis: str
+    best: dict | None
+    best_time: float | None = None
+    runs: int = 0
+    tied: list[dict] = field(default_factory=list)
+    separated: bool | None = None
+    default: dict | None = None
+    default_time: float | None = None
+    noise: str = ""
+    not_in_effect: dict[str, tuple[str, str]] = field(default_factory=dict)
+    same_in_effect: list[dict] = field(default_factory=list)
+    apply_hints: dict[str, str] = field(default_factory=dict)
+    ranked: list[Measured] = field(default_factory=list)
+    message: str = ""
+    advice: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def gain(self) -> float | None:
+        """Default time / best time (above 1: the best is faster), when both are known."""
+        if self.best_time and self.default_time:
+            return self.default_time / self.best_time
+        return None
+
+    @property
+    def recommends_default(self) -> bool:
+        return self.best is not None and self.default is not None and _system(self.best) == _system(self.default)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"workload": self.workload, "basis": self.basis, "best": self.best, "best_time_s": self.best_time,
+                "runs": self.runs, "tied": self.tied, "separated": self.separated, "default": self.default,
+                "default_time_s": self.default_time, "gain_vs_default": self.gain, "noise": self.noise,
+                "not_in_effect": {k: {"asked": a, "in_effect": r} for k, (a, r) in self.not_in_effect.items()},
+                "same_in_effect": self.same_in_effect, "apply_hints": self.apply_hints, "message": self.message,
+                "advice": self.advice, "notes": self.notes}
+
+
+def _system(config: dict) -> dict:
+    return {k: v for k, v in config.items() if not k.startswith("_")}
+
+
+# ------------------------------------------------------------------------------------------- measured
+
+
+def measured_configurations(space, trials) -> dict[str, list[Measured]]:
+    """Every COMPLETE configuration of ``trials`` grouped by workload key, with the hints that took effect."""
+    groups: dict[str, dict[str, Measured]] = {}
+    read_back: dict[str, dict] = {}
+    for trial in trials:
+        if trial.state != "COMPLETE" or not trial.phases:
+            continue
+        seconds = io_seconds(trial.phases)
+        if not (seconds > 0 and math.isfinite(seconds)):
+            continue
+        found = groups.setdefault(trial.workload_key, {})
+        if trial.config_key not in found:
+            found[trial.config_key] = Measured(dict(trial.config), trial.config_key, [])
+        found[trial.config_key].times.append(seconds)
+        if trial.config_key not in read_back and getattr(trial, "hints_in_effect", None):
+            read_back[trial.config_key] = trial.hints_in_effect
+    out = {}
+    for workload_key, found in groups.items():
+        for measured in found.values():
+            measured.not_in_effect, measured.effective = in_effect(space, measured.config,
+                                                                   read_back.get(measured.key, {}))
+        out[workload_key] = fastest_first(found.values())
+    return out
+
+
+def fastest_first(measured) -> list[Measured]:
+    """Measured configurations by mean time, fastest first (ties by key): the one order every answer uses."""
+    return sorted(measured, key=lambda m: (m.mean, m.key))
+
+
+def in_effect(space, config: dict, read_back: dict) -> tuple[dict[str, tuple[str, str]], dict]:
+    """Hints of ``config`` whose read-back value differs from the one asked, and the configuration as it ran.
+
+    A hint missing from the read-back is taken as unknown, not as ignored: a store may keep only part of it."""
+    changed, effective = {}, dict(config)
+    for parameter in space.system_parameters:
+        key, value = hint_key(parameter), config.get(parameter.name)
+        if not key or value is None or key not in read_back:
+            continue
+        asked, ran = hint_value(value), str(read_back[key]).strip()
+        if ran.lower() == asked.lower():
+            continue
+        changed[key] = (asked, ran)
+        try:
+            effective[parameter.name] = parameter.normalise(ran)
+        except SpaceError:
+            effective[parameter.name] = ran
+    return changed, effective
+
+
+def _pooled(groups: list[list[Measured]]) -> tuple[float, int] | None:
+    """(variance, degrees of freedom) of log times pooled over the repeated configurations of the first group
+    that has any: the workload's own, else every other workload's of the study."""
+    for group in groups:
+        squares = sum(statistics.variance(m.logs) * (m.n - 1) for m in group if m.n > 1)
+        dof = sum(m.n - 1 for m in group if m.n > 1)
+        if dof:
+            return squares / dof, dof
+    return None
+
+
+def _variance(measured: Measured, pooled) -> tuple[float, int] | None:
+    if measured.n > 1:
+        return statistics.variance(measured.logs), measured.n - 1
+    return pooled
+
+
+def cannot_separate(best: Measured, other: Measured, pooled, confidence: float = CONFIDENCE) -> bool | None:
+    """Whether Welch's test on log times cannot tell ``other`` from ``best`` (None: no noise estimate)."""
+    a, b = _variance(best, pooled), _variance(other, pooled)
+    if a is None or b is None:
+        return None
+    sa, sb = a[0] / best.n, b[0] / other.n
+    gap = abs(statistics.fmean(other.logs) - statistics.fmean(best.logs))
+    if sa + sb == 0:
+        return gap == 0
+    df = (sa + sb) ** 2 / (sa * sa / a[1] + sb * sb / b[1])
+    return gap < student_t_quantile(0.5 + confidence / 2, df) * math.sqrt(sa + sb)
+
+
+def default_configuration(space, workload: dict) -> dict | None:
+    """The default configuration of ``workload`` (every system parameter at its default), None if invalid."""
+    try:
+        return space.configuration(dict(workload)).to_dict()
+    except SpaceError:
+        return None
+
+
+def decide_measured(space, workload: dict, ranked: list[Measured], study_groups: list[list[Measured]],
+                    confidence: float = CONFIDENCE) -> Decision:
+    """The answer for a measured workload: ``ranked`` are its configurations, fastest mean first."""
+    best = ranked[0]
+    pooled = _pooled([ranked, [m for group in study_groups for m in group]])
+    noise = "unknown: no configuration of the study ran twice" if pooled is None else \
+        "each configuration's own repeats; one run alone borrows the pooled spread of " + \
+        ("this workload's" if _pooled([ranked]) is not None else "the study's other workloads'") + " repeats"
+    verdicts = [(m, cannot_separate(best, m, pooled, confidence)) for m in ranked[1:]]
+    tied = [best.config] + [m.config for m, same in verdicts if same]
+    unknown = [m for m, same in verdicts if same is None]
+    separated = None if unknown else len(tied) == 1
+    same = [m.config for m in ranked[1:] if _system(m.effective) == _system(best.effective)]
+    default = default_configuration(space, workload)
+    measured_default = next((m for m in ranked if default is not None and m.config == default), None)
+    decision = Decision(workload=dict(workload), basis="measured", best=best.config, best_time=best.mean,
+                        runs=best.n, tied=tied, separated=separated, default=default,
+                        default_time=measured_default.mean if measured_default else None, noise=noise,
+                        not_in_effect=dict(best.not_in_effect), same_in_effect=same,
+                        apply_hints=apply_hints(space, best.config, best.not_in_effect), ranked=ranked)
+    level = f"{confidence:.0%}"
+    if len(ranked) == 1:
+        decision.message = "the only configuration measured for this workload"
+        decision.separated = None
+    elif separated:
+        decision.message = (f"fastest of {len(ranked)} measured configurations, ahead of every other beyond the "
+                            f"run-to-run noise at {level}")
+    elif separated is None and len(tied) == 1:
+        decision.message = (f"fastest mean of {len(ranked)} measured configurations, but one run each and no "
+                            "repeats in the store: the runs cannot say whether it is ahead")
+    else:
+        decision.message = (f"fastest mean of {len(ranked)} measured configurations, but the runs cannot tell it "
+                            f"apart from {len(tied) - 1} other(s) at {level}: any of the {len(tied)} tied is as "
+                            "good as far as these runs show")
+    if best.not_in_effect:
+        decision.notes.append(not_in_effect_text(best.not_in_effect))
+    if same:
+        decision.notes.append(f"{len(same)} other measured configuration(s) ran exactly as this one (hints not in "
+                              "effect make them identical)")
+    return decision
+
+
+def not_in_effect_text(changed: dict[str, tuple[str, str]]) -> str:
+    """``cb_nodes=2 ran as 1`` for each hint that did not take effect as asked."""
+    return "not in effect as asked: " + ", ".join(f"{k}={a} ran as {r}" for k, (a, r) in changed.items()) + \
+        " (read back with MPI_File_get_info); the hints to apply are the ones in effect"
+
+
+def apply_hints(space, config: dict, changed: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """The MPI-IO hints of ``config``, each at the value that took effect."""
+    return {key: changed[key][1] if key in changed else value for key, value in hints_of(space, config).items()}
+
+
+def effective_hints(space, trials, configuration) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """The hints of ``configuration`` as they took effect in its trials among ``trials`` (read back), and
+    those that did not take effect as asked (key -> (asked, in effect))."""
+    config = dict(configuration)
+    key = space.configuration(config).key
+    read_back = next((t.hints_in_effect for t in trials if t.config_key == key and t.state == "COMPLETE"
+                      and getattr(t, "hints_in_effect", None)), {})
+    changed, _ = in_effect(space, config, read_back)
+    return apply_hints(space, config, changed), changed
+
+
+# ------------------------------------------------------------------------------------------ the entry points
+
+
+def workload_of(space, values: dict) -> tuple[dict, dict[str, float]]:
+    """``values`` as a full workload of the space's levels (missing ones at their defaults), and the size or
+    integer values that are not levels (name -> value), which are answered by interpolation."""
+    workload, between = {}, {}
+    for parameter in space.workload_parameters:
+        if parameter.name not in values or values[parameter.name] is None:
+            workload[parameter.name] = parameter.default
+            continue
+        value = values[parameter.name]
+        try:
+            workload[parameter.name] = parameter.normalise(value)
+        except SpaceError:
+            number = _number(parameter, value)
+            if number is None:
+                raise
+            between[parameter.name] = number
+    return _nearest_valid(space, workload, between), between
+
+
+def _nearest_valid(space, workload: dict, between: dict[str, float]) -> dict:
+    """``workload`` with each parameter of ``between`` at the nearest level that makes a valid workload (the
+    nearest one when none does): the levels whose configurations stand in for the value between them."""
+    if not between:
+        return workload
+    orders = []
+    for name, number in between.items():
+        parameter = space.parameter(name)
+        numeric = [level for level in parameter.levels if not isinstance(level, bool)]
+        orders.append(sorted(numeric, key=lambda level: abs(_scale(parameter, level) - _scale(parameter, number))))
+    for combo in itertools.islice(itertools.product(*orders), 256):
+        candidate = {**workload, **dict(zip(between, combo))}
+        if default_configuration(space, candidate) is not None:
+            return candidate
+    return {**workload, **{name: order[0] for name, order in zip(between, orders)}}
+
+
+def _number(parameter, value) -> float | None:
+    """A size or integer value that converts but is not a level; None for other types and bad values."""
+    if parameter.type not in ("size", "integer", "float"):
+        return None
+    from iotune.units import parse_size
+
+    try:
+        number = parse_size(value) if parameter.type == "size" else float(value)
+    except (ValueError, TypeError, SpaceError):
+        return None
+    return float(number) if number > 0 or parameter.type != "size" else None
+
+
+def _scale(parameter, value) -> float:
+    return math.log2(max(float(value), 1.0)) if parameter.type == "size" else float(value)
+
+
+def decide_all(space, trials, confidence: float = CONFIDENCE) -> list[Decision]:
+    """The answer for every measured workload of ``trials``."""
+    groups = measured_configurations(space, trials)
+    names = [p.name for p in space.workload_parameters]
+    out = []
+    for key, ranked in groups.items():
+        workload = {name: ranked[0].config.get(name) for name in names}
+        out.append(decide_measured(space, workload, ranked, [g for k, g in groups.items() if k != key], confidence))
+    out.sort(key=lambda d: [str(v) for v in d.workload.values()])
+    return out
+
+
+def system_configurations(space, workload: dict, limit: int = MAX_CANDIDATES) -> list:
+    """Every valid configuration of ``space`` at ``workload`` (levels), at most ``limit`` (the first ones)."""
+    system = space.system_parameters
+    out: dict[str, Any] = {}
+    for combo in itertools.product(*(p.levels for p in system)):
+        try:
+            configuration = space.configuration({**workload, **dict(zip((p.name for p in system), combo))})
+        except SpaceError:
+            continue
+        out.setdefault(configuration.key, configuration)
+        if len(out) >= limit:
+            break
+    return list(out.values())
+
+
+__all__ = ["CONFIDENCE", "Decision", "DecisionError", "default_configuration", "system_configurations", "Measured", "apply_hints", "cannot_separate", "decide_all",
+           "decide_measured", "effective_hints", "fastest_first", "in_effect", "measured_configurations", "not_in_effect_text", "workload_of"]
