@@ -1,0 +1,135 @@
+"""Layout drivers: detection from the path, checks, Lustre through a fake ``lfs``, refusals in one line."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from iotune.fslayout import LayoutError, apply_to_directory, apply_to_file, check_layout, driver_for, file_system_of
+from iotune.fslayout.cephfs import CephFSDriver, parse
+from iotune.fslayout.lustre import LustreDriver
+
+
+def test_the_file_system_of_a_path_is_its_longest_mount():
+    fs_type, mountpoint = file_system_of(Path("/proc/self"))
+    assert (fs_type, mountpoint) == ("proc", Path("/proc"))
+
+
+def test_a_file_system_without_layouts_is_refused_in_one_line(tmp_path):
+    fs_type, _ = file_system_of(tmp_path)
+    with pytest.raises(LayoutError) as caught:
+        apply_to_file(tmp_path / "f", {"stripe_count": "2"})
+    message = str(caught.value)
+    assert f"is on {fs_type}" in message and "has no file layouts" in message and "\n" not in message
+    assert not (tmp_path / "f").exists()
+
+
+@pytest.mark.parametrize("layout, message", [
+    ({"stripe_count": "0"}, "stripe_count must be a positive integer"),
+    ({"stripe_unit": "1M"}, "stripe_unit must be a positive integer"),
+    ({"pool": "a b"}, "layout pool must be a name"),
+    ({"stripes": "2"}, "unknown layout field 'stripes'"),
+])
+def test_bad_layouts_name_the_field(layout, message):
+    with pytest.raises(LayoutError, match=message):
+        check_layout(layout)
+
+
+def test_cephfs_rules():
+    driver = CephFSDriver()
+    with pytest.raises(LayoutError, match="multiple of 65536"):
+        driver.check({"stripe_unit": 100000})
+    with pytest.raises(LayoutError, match="object_size .* multiple of stripe_unit"):
+        driver.check({"stripe_unit": 1 << 20, "object_size": 3 << 19})
+    assert driver.check({"stripe_count": 3, "stripe_unit": 1 << 20}) == {"stripe_count": "3", "stripe_unit": "1048576"}
+    assert parse("stripe_unit=4194304 stripe_count=1 object_size=4194304 pool=cephfs_data") == {
+        "stripe_unit": "4194304", "stripe_count": "1", "object_size": "4194304", "pool": "cephfs_data"}
+
+
+def test_lustre_has_no_object_size_and_asks_romio_for_the_same_striping():
+    driver = LustreDriver()
+    with pytest.raises(LayoutError, match="lustre has no layout field object_size"):
+        driver.check({"object_size": 1 << 20})
+    assert driver.mpi_hints({"stripe_count": 4, "stripe_unit": 1 << 20, "pool": "fast"}) == {
+        "striping_factor": "4", "striping_unit": "1048576"}
+
+
+# A stand-in for Lustre's lfs: keeps each path's layout in PATH.layout, refuses a file that exists, logs its argv.
+FAKE_LFS = textwrap.dedent("""\
+    #!{python}
+    import json, os, sys
+    args = sys.argv[1:]
+    with open(os.environ["FAKE_LFS_LOG"], "a") as log:
+        log.write(" ".join(args) + "\\n")
+    path = args[-1]
+    store = path + ".layout" if not os.path.isdir(path) else os.path.join(path, ".layout")
+    if args[0] == "setstripe":
+        if os.path.isfile(path):
+            sys.exit("error: setstripe: cannot create composite file '" + path + "': File exists")
+        names = {{"-c": "stripe_count", "-S": "stripe_unit", "-p": "pool"}}
+        layout = {{names[args[i]]: args[i + 1] for i in range(1, len(args) - 1, 2)}}
+        if not os.path.isdir(path):
+            open(path, "w").close()
+        json.dump(layout, open(store, "w"))
+    elif args[0] == "getstripe":
+        layout = json.load(open(store)) if os.path.exists(store) else {{}}
+        option = {{"--stripe-count": "stripe_count", "--stripe-size": "stripe_unit", "--pool": "pool"}}[args[1]]
+        print(layout.get(option, {{"stripe_count": "1", "stripe_unit": "1048576", "pool": ""}}[option]))
+    """)
+
+
+@pytest.fixture
+def fake_lustre(tmp_path, monkeypatch):
+    """``lfs`` on PATH and tmp_path seen as a Lustre mount."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    lfs = bin_dir / "lfs"
+    lfs.write_text(FAKE_LFS.format(python=sys.executable))
+    lfs.chmod(0o755)
+    log = tmp_path / "lfs.log"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_LFS_LOG", str(log))
+    data = tmp_path / "lustre"
+    data.mkdir()
+    import iotune.fslayout.drivers as drivers
+
+    real = drivers.file_system_of
+    monkeypatch.setattr(drivers, "file_system_of",
+                        lambda p: ("lustre", data) if str(p).startswith(str(data)) else real(p))
+    return data, log
+
+
+def test_lustre_layout_is_set_with_lfs_setstripe_and_read_back(fake_lustre):
+    data, log = fake_lustre
+    assert isinstance(driver_for(data), LustreDriver)
+    in_effect = apply_to_file(data / "testFile", {"stripe_count": "4", "stripe_unit": str(1 << 20)})
+    assert in_effect == {"stripe_count": "4", "stripe_unit": "1048576"}
+    assert log.read_text().splitlines()[0] == f"setstripe -c 4 -S 1048576 {data / 'testFile'}"
+    assert (data / "testFile").exists()
+
+
+def test_lustre_refuses_a_file_that_holds_data(fake_lustre):
+    data, _ = fake_lustre
+    (data / "full").write_bytes(b"x")
+    with pytest.raises(LayoutError, match="already holds data"):
+        apply_to_file(data / "full", {"stripe_count": "2"})
+
+
+def test_lustre_directory_layout(fake_lustre):
+    data, log = fake_lustre
+    out = data / "out"
+    out.mkdir()
+    assert apply_to_directory(out, {"stripe_count": "8", "pool": "fast"})["stripe_count"] == "8"
+    assert log.read_text().splitlines()[0] == f"setstripe -c 8 -p fast {shlex.quote(str(out))}"
+
+
+def test_lfs_missing_says_what_to_install(fake_lustre, monkeypatch):
+    data, _ = fake_lustre
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(LayoutError, match="lfs not found"):
+        apply_to_file(data / "f", {"stripe_count": "2"})
