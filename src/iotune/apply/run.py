@@ -25,7 +25,7 @@ from iotune.errors import IotuneError
 from iotune.records import Measurement
 from iotune.space import Space
 from iotune.spec.environment import check_environment, user_allowed
-from iotune.spec.mapping import env_of, hint_key, hints_of
+from iotune.spec.mapping import env_of, hint_key, hints_of, layout_of
 
 @dataclass
 class RunResult:
@@ -73,13 +73,15 @@ def _next_repeat(store, study: str, config_key: str) -> int:
 
 def run_command(store, study: str, command: list[str], workload: dict | None = None, *, explore: float = 0.0,
                 seed: int | None = None, override: bool = False, environ: dict | None = None,
-                benchmark=None, allow_env: Iterable[str] = ()) -> RunResult:
+                benchmark=None, allow_env: Iterable[str] = (), output_dir: Path | None = None) -> RunResult:
     """Choose, apply, run ``command`` and record it in ``study``; the command's exit status is in the result.
 
     ``workload`` holds the application's workload values (:mod:`iotune.workload`'s names); ``benchmark``
     (the workload's nearest IOR run, when known) is recorded with the run.  The study's ``env:`` parameters
     must be known safe or named in ``allow_env`` / ``IOTUNE_ALLOW_ENV`` (:mod:`iotune.spec.environment`);
-    otherwise nothing runs and nothing is recorded.
+    otherwise nothing runs and nothing is recorded.  A configuration with a file layout (stripe_count, ...)
+    sets it on ``output_dir``, inherited by the files the application creates there (:mod:`iotune.fslayout`);
+    the layout requested and in effect are recorded with the run.
     """
     if not command:
         raise IotuneError("no command to run: give it after --, e.g. iotune run -- mpiexec -n 4 ./app")
@@ -95,6 +97,15 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
     choice = choose_configuration(store, study, space, workload, processes, explore, seed, shlex.join(command))
     configuration = choice.configuration
     variables = check_environment(env_of(space, configuration), where, allowed)
+    layout, layout_extra, layout_warnings = layout_of(space, configuration), {}, []
+    if layout and output_dir is None:
+        layout_warnings.append(f"the layout {layout} was not applied: give --output-dir, the directory where the "
+                               "application creates its files")
+    elif layout:
+        from iotune.fslayout import apply_to_directory
+
+        in_effect = apply_to_directory(Path(output_dir), layout)  # LayoutError: one line, before anything runs
+        layout_extra = {"layout_requested": layout, "layout_in_effect": in_effect, "layout_dir": str(output_dir)}
     from iotune.bench.platform import platform_info
 
     platform_id = store.register_platform(platform_info(Path.cwd()))
@@ -109,6 +120,7 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
         store.finish_trial(trial_id, Measurement.failed(f"cannot run {command[0]}: {exc.strerror}",
                                                         runner=RUNNER, command=shlex.join(command)))
         raise IotuneError(f"cannot run {command[0]!r}: {exc.strerror}") from None
-    store.finish_trial(trial_id, execution.measurement(command, {"choice": choice.how, "reason": choice.reason}))
+    store.finish_trial(trial_id, execution.measurement(command, {"choice": choice.how, "reason": choice.reason,
+                                                                 **layout_extra}))
     return RunResult(choice, execution.applied, execution.returncode, execution.wall_seconds, execution.bytes,
-                     trial_id, execution.darshan_log, execution.warnings)
+                     trial_id, execution.darshan_log, [*layout_warnings, *execution.warnings])

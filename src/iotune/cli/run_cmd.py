@@ -28,6 +28,9 @@ def run(
                                         help="Let the study set this environment variable although it is not on "
                                              "iotune's safe list (MPI-IO, ROMIO, MPICH, IOR, Darshan, ...); "
                                              "repeatable; also IOTUNE_ALLOW_ENV=NAME,NAME."),
+    output_dir: Path = typer.Option(None, "--output-dir", help="Directory where the application writes: the "
+                                    "configuration's file layout (stripe_count, stripe_unit, ...) is set on it "
+                                    "(CephFS, Lustre)."),
     db: str = DB,
 ) -> None:
     """Run COMMAND with the best known configuration of the study applied, and record the run as a trial.
@@ -64,7 +67,7 @@ def run(
                               "another workload than this application's; give --workload (name=value pairs, a "
                               "workload YAML or the Darshan log of an earlier run)")
         result = run_command(store, study, list(command or []), values, explore=explore, seed=seed,
-                             override=override, allow_env=allow_env or (),
+                             override=override, allow_env=allow_env or (), output_dir=output_dir,
                              benchmark=described.to_benchmark_spec() if described is not None else None)
     configuration = result.choice.configuration
     terminal.info(f"iotune: {result.choice.how}: {configuration.describe() or '-'} ({result.choice.reason})")

@@ -163,6 +163,12 @@ def hints_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
     return hints
 
 
+def layout_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
+    """The file layout (stripe_count, stripe_unit, ...) the active layout parameters of ``configuration`` set."""
+    return {p.name: str(configuration.get(p.name)) for p in space.parameters
+            if is_layout_parameter(p) and configuration.get(p.name) is not None}
+
+
 def env_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
     """Environment variables set by ``env:`` parameters of ``configuration``."""
     env = {}
