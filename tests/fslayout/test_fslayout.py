@@ -88,3 +88,37 @@ def test_lfs_missing_says_what_to_install(fake_lustre, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(LayoutError, match="lfs not found"):
         apply_to_file(data / "f", {"stripe_count": "2"})
+
+
+FAKE_LCTL = textwrap.dedent("""\
+    #!{python}
+    import json, os, sys
+    state = os.environ["FAKE_LCTL_STATE"]
+    values = json.load(open(state)) if os.path.exists(state) else {{}}
+    args = sys.argv[1:]
+    if args[0] == "set_param":
+        for pair in args[1:]:
+            key, value = pair.split("=")
+            values[key] = value
+        json.dump(values, open(state, "w"))
+    elif args[0] == "get_param":
+        # two OSCs (OST connections), as a client of a file system with two OSTs shows them
+        print(values.get(args[-1], "32"))
+        print(values.get(args[-1], "32"))
+    """)
+
+
+def test_lustre_client_settings_go_through_lctl_and_are_read_back(tmp_path, monkeypatch):
+    from iotune.fslayout.lustre import set_client_settings
+
+    lctl = tmp_path / "lctl"
+    lctl.write_text(FAKE_LCTL.format(python=sys.executable))
+    lctl.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_LCTL_STATE", str(tmp_path / "state.json"))
+    assert set_client_settings({"max_dirty_mb": 256, "max_rpcs_in_flight": "16"}) == {
+        "max_dirty_mb": ["256", "256"], "max_rpcs_in_flight": ["16", "16"]}
+    with pytest.raises(LayoutError, match="unknown Lustre client setting max_cached_mb"):
+        set_client_settings({"max_cached_mb": 1})
+    with pytest.raises(LayoutError, match="positive integers"):
+        set_client_settings({"max_dirty_mb": 0})

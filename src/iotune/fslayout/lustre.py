@@ -68,3 +68,33 @@ class LustreDriver(LayoutDriver):
         layout = self.check(layout)
         names = {"stripe_count": "striping_factor", "stripe_unit": "striping_unit"}
         return {names[k]: v for k, v in layout.items() if k in names}
+
+
+# Lustre client-side settings iotune may set (per OSC, i.e. per OST connection), name -> lctl parameter
+CLIENT_SETTINGS = {"max_dirty_mb": "osc.*.max_dirty_mb", "max_rpcs_in_flight": "osc.*.max_rpcs_in_flight"}
+
+
+def _lctl(*args: str) -> str:
+    program = shutil.which("lctl")
+    if program is None:
+        raise LayoutError("lctl not found: Lustre client settings need the Lustre client tools (lustre-client-utils)")
+    done = subprocess.run([program, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise LayoutError(f"lctl {' '.join(args)} failed: {lines[-1] if lines else f'exit status {done.returncode}'}")
+    return done.stdout
+
+
+def set_client_settings(settings: dict) -> dict[str, list[str]]:
+    """Set Lustre client settings (``max_dirty_mb``, ``max_rpcs_in_flight``: positive integers) with
+    ``lctl set_param`` (root); returns each one's values in effect, one per OSC, read back with ``lctl get_param``.
+    """
+    unknown = [name for name in settings if name not in CLIENT_SETTINGS]
+    if unknown:
+        raise LayoutError(f"unknown Lustre client setting {', '.join(unknown)}; known: {', '.join(CLIENT_SETTINGS)}")
+    bad = {k: v for k, v in settings.items() if not str(v).isdigit() or int(v) < 1}
+    if bad:
+        raise LayoutError(f"Lustre client settings must be positive integers, got {bad}")
+    if settings:
+        _lctl("set_param", *(f"{CLIENT_SETTINGS[name]}={int(value)}" for name, value in settings.items()))
+    return {name: _lctl("get_param", "-n", CLIENT_SETTINGS[name]).split() for name in settings}
