@@ -1,5 +1,5 @@
 """CephFS testbed figures (issue 20): bring-up and teardown time, memory, leftovers over build/teardown cycles,
-the blkio throttle per OSD and aggregate O_DIRECT write bandwidth for stripe_count 1..N against N x the limit.
+the blkio throttle per OSD and aggregate write bandwidth for stripe_count 1..N against N x the limit.
 
     sudo .venv/bin/python benchmarks/cephfs_testbed.py --cycles 20 --servers 3 --mbps 20
 
@@ -68,11 +68,12 @@ def service_bytes(group: Path) -> dict[str, int]:
     return out
 
 
-def direct_write(path: Path, layout: dict, size: int, block: int = 4 * MIB) -> tuple[float, dict]:
+def write_file(path: Path, layout: dict, size: int, block: int = 4 * MIB, direct: bool = True) -> tuple[float, dict]:
+    """Write ``size`` bytes in ``block``-sized writes (O_DIRECT, or buffered), then fsync; (seconds, layout)."""
     in_effect = apply_to_file(path, layout)
     buffer = mmap.mmap(-1, block)
     buffer.write(os.urandom(block))
-    fd = os.open(path, os.O_WRONLY | os.O_DIRECT)
+    fd = os.open(path, os.O_WRONLY | (os.O_DIRECT if direct else 0))
     try:
         start = time.perf_counter()
         for offset in range(0, size, block):
@@ -91,7 +92,9 @@ def main() -> None:
     parser.add_argument("--mbps", type=float, default=20.0)
     parser.add_argument("--size-mib", type=int, default=96)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--block-mib", type=int, default=12, help="size of each O_DIRECT write")
+    parser.add_argument("--block-mib", type=int, default=12, help="size of each write")
+    parser.add_argument("--object-mib", type=int, default=4, help="layout object_size")
+    parser.add_argument("--buffered", action="store_true", help="buffered writes (the client's cache) + fsync")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="iotune-cephfs-bench-", dir="/var/tmp"))
     config = StorageConfig(fs="cephfs", devices=args.servers, write_mbps=args.mbps, size_mib=2048)
@@ -120,17 +123,18 @@ def main() -> None:
         size = args.size_mib * MIB
         limit = args.servers * args.mbps
         for count in range(1, args.servers + 1):
-            layout = {"stripe_count": str(count), "stripe_unit": str((4 if count == 1 else 1) * MIB),
-                      "object_size": str(4 * MIB)}
+            layout = {"stripe_count": str(count), "stripe_unit": str((args.object_mib if count == 1 else 1) * MIB),
+                      "object_size": str(args.object_mib * MIB)}
             rates = []
             for repeat in range(args.repeats):
                 before = service_bytes(built.cgroup)
-                seconds, in_effect = direct_write(built.mountpoint / f"f{count}-{repeat}", layout, size,
-                                                 args.block_mib * MIB)
+                seconds, in_effect = write_file(built.mountpoint / f"f{count}-{repeat}", layout, size,
+                                               args.block_mib * MIB, not args.buffered)
                 after = service_bytes(built.cgroup)
                 per_osd = sorted((after.get(d, 0) - before.get(d, 0)) / 1e6 / seconds for d in after)
                 rates.append(size / 1e6 / seconds)
-                print(f"stripe_count {count} ({args.block_mib} MiB writes; in effect {in_effect['stripe_count']} x {in_effect['stripe_unit']} B): "
+                kind = "buffered" if args.buffered else "O_DIRECT"
+                print(f"stripe_count {count} ({args.block_mib} MiB {kind} writes; in effect {in_effect['stripe_count']} x {in_effect['stripe_unit']} B): "
                       f"{rates[-1]:.1f} MB/s; per-OSD device writes MB/s {[round(r, 1) for r in per_osd]} "
                       f"(limit {args.mbps:g})", flush=True)
                 (built.mountpoint / f"f{count}-{repeat}").unlink()
