@@ -159,3 +159,18 @@ def test_cleanup_removes_a_cephfs_build_killed_at_any_stage(testbed_root, stage)
     assert result.returncode == 0, result.stderr
     assert ceph_leftovers(root, names) == []
     assert [d for d in root.iterdir() if (d / "state.json").exists()] == []
+
+
+def test_the_number_of_servers_is_a_storage_parameter():
+    from iotune.space import Space
+    from iotune.spec.mapping import check_runnable
+    from iotune.spec.storage import storage_config
+
+    space = Space.from_text("name: s\nparameters:\n  - {name: devices, type: integer, levels: [1, 3, 8], "
+                            "role: system, layer: device}\n")
+    check_runnable(space)
+    defaults = {"fs": "cephfs", "size_mib": 2048, "write_mbps": 5}
+    configs = [storage_config(space, space.configuration({"devices": n}), defaults) for n in (1, 3, 8)]
+    assert [(c.fs, c.devices, c.write_bps) for c in configs] == [("cephfs", n, 5_000_000) for n in (1, 3, 8)]
+    with pytest.raises(IotuneError, match="devices > 1 needs fs='btrfs'"):
+        storage_config(space, space.configuration({"devices": 3}), {"fs": "ext4"})
