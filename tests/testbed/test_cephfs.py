@@ -172,5 +172,5 @@ def test_the_number_of_servers_is_a_storage_parameter():
     defaults = {"fs": "cephfs", "size_mib": 2048, "write_mbps": 5}
     configs = [storage_config(space, space.configuration({"devices": n}), defaults) for n in (1, 3, 8)]
     assert [(c.fs, c.devices, c.write_bps) for c in configs] == [("cephfs", n, 5_000_000) for n in (1, 3, 8)]
-    with pytest.raises(IotuneError, match="devices > 1 needs fs='btrfs'"):
+    with pytest.raises(IotuneError, match="devices must be one of 1, 2, 4, got 3"):
         storage_config(space, space.configuration({"devices": 3}), {"fs": "ext4"})
