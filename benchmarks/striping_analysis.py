@@ -37,8 +37,8 @@ def main() -> None:
     for row in rows:
         workloads[(row["pattern"], int(row["processes"]))].append(row)
     print("| workload | trials | best configuration | best s | stripe count 1 best s | gain | spread (median CV) "
-          "| separated | model rho | model optimum n | measured best n |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| separated | model rho | model optimum n | measured best n | best s by n: measured / model |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (pattern, processes), trials in sorted(workloads.items()):
         configs = defaultdict(list)
         for t in trials:
@@ -58,6 +58,9 @@ def main() -> None:
             layouts[(key[0], key[1])].append(mean)
         layout_best = {k: min(v) for k, v in layouts.items()}
         rho_text, optimum_text = "-", "-"
+        counts = sorted({k[0] for k in layout_best})
+        by_n = {n: min(v for k, v in layout_best.items() if k[0] == n) for n in counts}
+        model_by_n = {}
         try:
             model = LustreQueueModel.fit([(int(t["bytes"]), int(t["stripe_count"]), float(t["seconds"]))
                                           for t in trials])
@@ -67,6 +70,7 @@ def main() -> None:
             if len(keys) > 2:
                 rho_text = f"{spearmanr(predicted, [layout_best[k] for k in keys]).statistic:.2f}"
             optimum_text = str(model.optimal_stripe_count(size, max(k[0] for k in keys)))
+            model_by_n = {n: model.completion_time(size, n) for n in counts}
         except ModelError as error:
             rho_text = f"no fit ({str(error)[:40]}...)"
         label = f"sc={best[0]}" + (f" su={int(best[1]) >> 10}KiB" if best[1] else "") + \
@@ -74,7 +78,9 @@ def main() -> None:
         base_text = f"{means[base]:.3f}" if base else "-"
         gain = f"{means[base] / means[best]:.2f}x" if base else "-"
         print(f"| {pattern} p={processes} | {len(trials)} | {label} | {means[best]:.3f} | {base_text} | {gain} | "
-              f"{spread:.1%} | {separated} | {rho_text} | {optimum_text} | {best[0]} |")
+              f"{spread:.1%} | {separated} | {rho_text} | {optimum_text} | {best[0]} | "
+              + " ".join(f"{n}: {by_n[n]:.2f}/{model_by_n[n]:.2f}" if n in model_by_n else f"{n}: {by_n[n]:.2f}/-"
+                         for n in counts) + " |")
 
 
 if __name__ == "__main__":
