@@ -32,7 +32,8 @@ SPEC = textwrap.dedent("""\
 
 
 class Watcher(threading.Thread):
-    """Reads ``ceph.file.layout`` with getfattr from every benchmark file that appears under ``root``."""
+    """Reads ``ceph.file.layout`` with getfattr from every benchmark file under ``root``, again and again while the
+    file exists: the last reading is the layout its data went into (the first may catch the layout half set)."""
 
     def __init__(self, root: Path):
         super().__init__(daemon=True)
@@ -45,11 +46,10 @@ class Watcher(threading.Thread):
         while not self.done.is_set():
             self.testbeds.update(d.name for d in self.root.iterdir() if d.is_dir())
             for path in self.root.glob("*/mnt/iotune-trial-*/testFile"):
-                if str(path) not in self.seen:
-                    read = subprocess.run(["getfattr", "--only-values", "-n", "ceph.file.layout", str(path)],
-                                          capture_output=True, text=True)
-                    if read.returncode == 0:
-                        self.seen[str(path)] = parse(read.stdout)
+                read = subprocess.run(["getfattr", "--only-values", "-n", "ceph.file.layout", str(path)],
+                                      capture_output=True, text=True)
+                if read.returncode == 0 and path.exists():
+                    self.seen[str(path)] = parse(read.stdout)
             time.sleep(0.002)
 
 
