@@ -174,3 +174,18 @@ def test_the_number_of_servers_is_a_storage_parameter():
     assert [(c.fs, c.devices, c.write_bps) for c in configs] == [("cephfs", n, 5_000_000) for n in (1, 3, 8)]
     with pytest.raises(IotuneError, match="devices must be one of 1, 2, 4, got 3"):
         storage_config(space, space.configuration({"devices": 3}), {"fs": "ext4"})
+
+
+def test_ceph_conf_listens_on_loopback_only_without_auth_and_carries_client_settings(tmp_path):
+    from iotune.testbed.ceph import write_conf
+
+    config = StorageConfig(fs="cephfs", devices=3, size_mib=2048,
+                           mount_options="client_oc_size=67108864,client_oc_max_dirty=33554432")
+    conf = tmp_path / "ceph.conf"
+    write_conf(conf, tmp_path / "ceph", "fsid", [3300, 6789], config.client_options)
+    text = conf.read_text()
+    addresses = [line for line in text.splitlines() if "addr" in line or "mon host" in line]
+    assert addresses and all("127.0.0.1" in line for line in addresses)
+    assert "auth client required = none" in text and "osd pool default size = 1" in text
+    client = text.split("[client]", 1)[1]
+    assert "client_oc_size = 67108864" in client and "client_oc_max_dirty = 33554432" in client
