@@ -85,7 +85,7 @@ def ceph_leftovers(root: Path, names: list[str]) -> list[str]:
 def test_build_status_and_teardown_leave_nothing(testbed_root):
     root = testbed_root.resolve()
     built = run_cli("testbed", "build", "--fs", "cephfs", "--servers", "2", "--server-write-mbps", "20",
-                    "--dir", root, timeout=600)
+                    "--mount-options", "client_oc_size=67108864", "--dir", root, timeout=600)
     assert built.returncode == 0, built.stderr
     mountpoint = Path(built.stdout.strip())
     name = mountpoint.parent.name
@@ -104,6 +104,11 @@ def test_build_status_and_teardown_leave_nothing(testbed_root):
         (mountpoint / "probe").write_bytes(b"x" * 1_000_000)
         assert (mountpoint / "probe").stat().st_size == 1_000_000
         assert len(marked_processes(root / name)) >= 5
+        # the client setting is in effect in the running ceph-fuse, as its admin socket reports it
+        socket = root / name / "ceph" / "run" / "client.admin.asok"
+        asked = subprocess.run(["ceph", "--admin-daemon", str(socket), "config", "get", "client_oc_size"],
+                               capture_output=True, text=True, timeout=60)
+        assert json.loads(asked.stdout) == {"client_oc_size": "67108864"}, asked.stderr
     finally:
         torn = run_cli("testbed", "teardown", name, "--dir", root, timeout=300)
     assert torn.returncode == 0, torn.stderr
