@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -232,7 +233,7 @@ def stop(record: dict) -> list[str]:
         # a daemon whose mark was hidden from us: by pid, only if it is still the process we started
         if process_start(info["pid"]) == info["start"]:
             try:
-                os.kill(info["pid"], 9)
+                os.kill(info["pid"], signal.SIGKILL)
             except ProcessLookupError:
                 pass
     deadline = time.monotonic() + 30
