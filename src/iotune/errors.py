@@ -45,6 +45,7 @@ _ELSEWHERE = {
     "ExpressionError": "iotune.space.expressions",
     "FieldError": "iotune.space.parameter",
     "IorInputError": "iotune.importers.ior_checks",
+    "LayoutError": "iotune.fslayout.base",
     "LearningError": "iotune.learn.errors",
     "ModelError": "iotune.analytic.errors",
     "PredictorError": "iotune.learn.errors",

@@ -48,6 +48,9 @@ class BenchmarkSpec:
     "ior_incompressible" (IOR's ``-l incompressible``: in IOR 4 one 8-byte
     word repeated with stamped pages, zlib ratio in the hundreds; in IOR 3 one
     random buffer written again and again).
+    ``layout`` is the file layout (``stripe_count``, ``stripe_unit``,
+    ``object_size``, ``pool``) set on each benchmark file, empty, before it is
+    written (:mod:`iotune.fslayout`); empty leaves the file system's default.
     """
 
     api: API = "MPIIO"
@@ -63,6 +66,7 @@ class BenchmarkSpec:
     data_pattern: str = "offset"
     hints: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    layout: dict[str, str] = field(default_factory=dict)
 
     def problem(self) -> str | None:
         """Why this run cannot be made, in one line (IOR's own rules), or None when it can."""
@@ -95,7 +99,10 @@ class BenchmarkSpec:
         return self.bytes_per_process // self.transfer_size
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if not out["layout"]:
+            del out["layout"]  # specs without a layout keep the keys (and digests) they had before layouts existed
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> BenchmarkSpec:

@@ -26,7 +26,7 @@ from iotune.errors import IotuneError
 from iotune.records import Measurement
 from iotune.space import Space
 from iotune.spec.environment import check_environment, user_allowed
-from iotune.spec.mapping import env_of, hint_key, hints_of
+from iotune.spec.mapping import env_of, hint_key, hints_of, layout_of
 
 @dataclass
 class RunResult:
@@ -77,14 +77,17 @@ def _next_repeat(store, study: str, config_key: str) -> int:
 
 def run_command(store, study: str, command: list[str], workload: dict | None = None, *, explore: float = 0.0,
                 seed: int | None = None, override: bool = False, environ: dict | None = None,
-                benchmark=None, allow_env: Iterable[str] = (), metric=None, darshan: str | None = None) -> RunResult:
+                benchmark=None, allow_env: Iterable[str] = (), metric=None, darshan: str | None = None,
+                output_dir: Path | None = None) -> RunResult:
     """Choose, apply, run ``command`` and record it in ``study``; the command's exit status is in the result.
 
     ``workload`` holds the application's workload values (:mod:`iotune.workload`'s names); ``benchmark``
     (the workload's nearest IOR run, when known) is recorded with the run.  The study's ``env:`` parameters
     must be known safe or named in ``allow_env`` / ``IOTUNE_ALLOW_ENV`` (:mod:`iotune.spec.environment`);
     otherwise nothing runs and nothing is recorded.  ``metric`` (:class:`iotune.apply.metric.Metric`) and
-    ``darshan`` (a Darshan runtime library to preload) say how the run is measured.
+    ``darshan`` (a Darshan runtime library to preload) say how the run is measured.  A configuration with a
+    file layout (stripe_count, ...) sets it on ``output_dir``, inherited by the files the application creates
+    there (:mod:`iotune.fslayout`); the layout requested and in effect are recorded with the run.
     """
     if not command:
         raise IotuneError("no command to run: give it after --, e.g. iotune run -- mpiexec -n 4 ./app")
@@ -102,6 +105,15 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
                                   measure)
     configuration = choice.configuration
     variables = check_environment(env_of(space, configuration), where, allowed)
+    layout, layout_extra, layout_warnings = layout_of(space, configuration), {}, []
+    if layout and output_dir is None:
+        layout_warnings.append(f"the layout {layout} was not applied: give --output-dir, the directory where the "
+                               "application creates its files")
+    elif layout:
+        from iotune.fslayout import apply_to_directory
+
+        in_effect = apply_to_directory(Path(output_dir), layout)  # LayoutError: one line, before anything runs
+        layout_extra = {"layout_requested": layout, "layout_in_effect": in_effect, "layout_dir": str(output_dir)}
     from iotune.bench.platform import platform_info
 
     platform_id = store.register_platform(platform_info(Path.cwd()))
@@ -116,9 +128,9 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
         store.finish_trial(trial_id, Measurement.failed(f"cannot run {command[0]}: {exc.strerror}",
                                                         runner=RUNNER, command=shlex.join(command)))
         raise IotuneError(f"cannot run {command[0]!r}: {exc.strerror}") from None
-    measurement = execution.measurement(command, {"choice": choice.how, "reason": choice.reason})
+    measurement = execution.measurement(command, {"choice": choice.how, "reason": choice.reason, **layout_extra})
     store.finish_trial(trial_id, measurement)
     return RunResult(choice, execution.applied, execution.returncode, execution.wall_seconds, execution.bytes,
-                     trial_id, execution.darshan_log, execution.warnings + ([measurement.error] if (
+                     trial_id, execution.darshan_log, [*layout_warnings, *execution.warnings] + ([measurement.error] if (
                          execution.returncode == 0 and measurement.error) else []),
                      execution.source, measurement.io_seconds if measurement.phases else None, execution.metric_value)

@@ -317,6 +317,8 @@ class IorRunner:
         try:
             if problem:
                 raise BenchError(f"invalid benchmark spec: {problem}")
+            if spec.layout:
+                raise BenchError("the ior runner does not set file layouts (stripe_count, ...); use the builtin runner")
             try:
                 trial = make_trial_dir(Path(scratch))
             except OSError as exc:

@@ -139,6 +139,7 @@ class _Phase:
         self.direct = direct
         self.rank_tag = self.rank if spec.file_per_process else 0
         self.hints: dict[str, str] | None = None
+        self.layout: dict[str, str] | None = None
         self._region, self.buffer = aligned_buffer(spec.transfer_size)
         if spec.verify:
             pass
@@ -160,6 +161,11 @@ class _Phase:
 
     def run(self, phase: str, clock: _Clock | None) -> dict:
         clock = clock or (lambda: 0.0)
+        if phase == "write" and self.spec.layout and (self.spec.file_per_process or self.rank == 0):
+            # the layout goes on the empty file before anyone opens it (ENOTEMPTY once it holds data)
+            from iotune.fslayout import apply_to_file
+
+            self.layout = apply_to_file(self.path, self.spec.layout)
         self.comm.Barrier()
         record = {"phase": phase, "open_start": clock()}
         opener = self._posix if self.spec.api == "POSIX" else self._mpiio
@@ -216,7 +222,13 @@ class _Phase:
         comm = MPI.COMM_SELF if spec.file_per_process else self.comm
         amode = MPI.MODE_WRONLY | MPI.MODE_CREATE if phase == "write" else MPI.MODE_RDONLY
         info = MPI.Info.Create()
-        for key, value in spec.hints.items():
+        hints = dict(spec.hints)
+        if spec.layout and phase == "write":
+            from iotune.fslayout import driver_for
+
+            # ROMIO's striping hints where its driver for this file system reads them (Lustre); none for CephFS
+            hints = {**driver_for(self.path.parent).mpi_hints(spec.layout), **hints}
+        for key, value in hints.items():
             info.Set(str(key), str(value))
         try:
             fh = MPI.File.Open(comm, str(self.path), amode, info)
@@ -340,6 +352,7 @@ def run_kernel(comm, node_comm, spec: BenchmarkSpec, scratch: Path, cache_mode: 
         "rank": comm.Get_rank(),
         "phases": records,
         "hints": worker.hints if comm.Get_rank() == 0 else None,
+        "layout": worker.layout,
         "cache_mode": mode,
     }
 
@@ -384,4 +397,16 @@ def summarise(spec: BenchmarkSpec, records: list[dict]) -> dict:
         hints_requested=dict(spec.hints),
         hints_in_effect=records[0]["hints"] or {},
         read_cache_mode=records[0]["cache_mode"],
+        extra=_layout_extra(spec, records),
     ).to_dict()
+
+
+def _layout_extra(spec: BenchmarkSpec, records: list[dict]) -> dict:
+    """The layout requested and the one in effect (rank 0's file; with a file per process, every rank's)."""
+    if not spec.layout:
+        return {}
+    in_effect = records[0].get("layout") or {}
+    extra = {"layout_requested": dict(spec.layout), "layout_in_effect": in_effect}
+    if spec.file_per_process:
+        extra["layout_in_effect_per_rank"] = [r.get("layout") or {} for r in records]
+    return extra

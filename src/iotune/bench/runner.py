@@ -16,6 +16,7 @@ from iotune.bench.ownership import current_owner, remove_stale
 from iotune.bench.world import WorkerWorld, find_mpiexec
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import MpiNotFoundError
+from iotune.fslayout import LayoutError, driver_for
 from iotune.units import format_size
 
 
@@ -183,7 +184,11 @@ class BuiltinRunner:
                 )
             else:
                 try:
+                    if spec.layout:  # refused here in one line, not by a rank that would abort the world
+                        driver_for(trial_dir).check(spec.layout)
                     measurement = self._world_for(spec).run(spec, trial_dir, self.cache_mode)
+                except LayoutError as exc:
+                    measurement = Measurement.failed(str(exc))
                 except Exception as exc:  # noqa: BLE001 - a trial failure is reported, never raised
                     self.close()
                     measurement = Measurement.failed(f"{type(exc).__name__}: {exc}".replace("\n", " "))

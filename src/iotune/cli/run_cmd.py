@@ -34,6 +34,9 @@ def run(
                                   "or lower is (a time in seconds, the default)."),
     darshan_lib: str = typer.Option(None, "--darshan", metavar="LIB", help="Preload this Darshan runtime library "
                                     "(libdarshan.so) and record the I/O time of the run's log."),
+    output_dir: Path = typer.Option(None, "--output-dir", help="Directory where the application writes: the "
+                                    "configuration's file layout (stripe_count, stripe_unit, ...) is set on it "
+                                    "(CephFS, Lustre)."),
     db: str = DB,
 ) -> None:
     """Run COMMAND with the best known configuration of the study applied, and record the run as a trial.
@@ -76,6 +79,7 @@ def run(
                               "workload YAML or the Darshan log of an earlier run)")
         result = run_command(store, study, list(command or []), values, explore=explore, seed=seed,
                              override=override, allow_env=allow_env or (), metric=measured_by, darshan=darshan_lib,
+                             output_dir=output_dir,
                              benchmark=described.to_benchmark_spec() if described is not None else None)
     configuration = result.choice.configuration
     terminal.info(f"iotune: {result.choice.how}: {configuration.describe() or '-'} ({result.choice.reason})")

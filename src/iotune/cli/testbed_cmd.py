@@ -13,22 +13,40 @@ from iotune.runners.registry import RUNNER_HELP
 app = typer.Typer(help="A throttled storage testbed on loop devices (file system, scheduler, blkio limits; root).",
                   no_args_is_help=True)
 
-FS = typer.Option("ext4", "--fs", help="File system: ext4, xfs or btrfs.")
+FS = typer.Option("ext4", "--fs", help="File system: ext4, xfs, btrfs, or cephfs (monitor, OSDs, MDS, ceph-fuse "
+                                      "on 127.0.0.1).")
 DEVICES = typer.Option(1, "--devices", help="Loop devices: 1, 2 or 4 (more than 1 needs btrfs).")
+SERVERS = typer.Option(None, "--servers", help="cephfs: storage servers (OSDs), 1 to 8, each on its own throttled "
+                                               "loop device (same as --devices).")
+SERVER_WRITE_MBPS = typer.Option(None, "--server-write-mbps", help="cephfs: write limit per OSD in MB/s "
+                                                                   "(same as --write-mbps).")
+SERVER_READ_MBPS = typer.Option(None, "--server-read-mbps", help="cephfs: read limit per OSD in MB/s "
+                                                                 "(same as --read-mbps).")
 RAID0 = typer.Option(False, "--raid0", help="Stripe btrfs data and metadata over the devices.")
 SCHEDULER = typer.Option("none", "--scheduler", help="I/O scheduler: none, mq-deadline, kyber or bfq.")
 WRITE_MBPS = typer.Option(None, "--write-mbps", help="Write limit per device in MB/s (10^6 B/s).")
 READ_MBPS = typer.Option(None, "--read-mbps", help="Read limit per device in MB/s (10^6 B/s).")
 IOPS = typer.Option(None, "--iops", help="Read and write limit per device, each, in operations per second.")
-MOUNT_OPTIONS = typer.Option("", "--mount-options", help="Options for mount -o (comma-separated).")
-SIZE_MIB = typer.Option(512, "--size-mib", help="Size of each (sparse) device image in MiB.")
+MOUNT_OPTIONS = typer.Option("", "--mount-options", help="Options for mount -o (comma-separated); cephfs: ceph-fuse "
+                                                         "settings, e.g. client_oc_size=67108864.")
+SIZE_MIB = typer.Option(None, "--size-mib", help="Size of each (sparse) device image in MiB (default 512; cephfs "
+                                                 "2048).")
 ROOT = typer.Option(None, "--dir", envvar="IOTUNE_TESTBED_DIR",
                     help="Directory of testbed images and state (default: /var/tmp/iotune-testbed).")
 
 
-def _config(fs, devices, raid0, scheduler, write_mbps, read_mbps, iops, mount_options, size_mib):
+def _config(fs, devices, raid0, scheduler, write_mbps, read_mbps, iops, mount_options, size_mib, servers=None,
+            server_write_mbps=None, server_read_mbps=None):
+    from iotune.errors import SpaceError
     from iotune.testbed import StorageConfig
 
+    if fs != "cephfs" and (servers, server_write_mbps, server_read_mbps) != (None, None, None):
+        raise SpaceError("--servers, --server-write-mbps and --server-read-mbps need --fs cephfs")
+    devices = servers if servers is not None else devices
+    write_mbps = server_write_mbps if server_write_mbps is not None else write_mbps
+    read_mbps = server_read_mbps if server_read_mbps is not None else read_mbps
+    if size_mib is None:
+        size_mib = 2048 if fs == "cephfs" else 512
     return StorageConfig(fs=fs, devices=devices, raid0=raid0, scheduler=scheduler, write_mbps=write_mbps,
                          read_mbps=read_mbps, iops=iops, mount_options=mount_options, size_mib=size_mib)
 
@@ -41,16 +59,19 @@ def _limits(config: dict) -> str:
 @app.command("build")
 def build(fs: str = FS, devices: int = DEVICES, raid0: bool = RAID0, scheduler: str = SCHEDULER,
           write_mbps: float = WRITE_MBPS, read_mbps: float = READ_MBPS, iops: int = IOPS,
-          mount_options: str = MOUNT_OPTIONS, size_mib: int = SIZE_MIB, root: Path = ROOT) -> None:
+          mount_options: str = MOUNT_OPTIONS, size_mib: int = SIZE_MIB, root: Path = ROOT, servers: int = SERVERS,
+          server_write_mbps: float = SERVER_WRITE_MBPS, server_read_mbps: float = SERVER_READ_MBPS) -> None:
     """Build a testbed and leave it up; prints its mountpoint (stdout) and how to use and remove it."""
     from iotune.testbed import Testbed
 
-    config = _config(fs, devices, raid0, scheduler, write_mbps, read_mbps, iops, mount_options, size_mib)
+    config = _config(fs, devices, raid0, scheduler, write_mbps, read_mbps, iops, mount_options, size_mib, servers,
+                     server_write_mbps, server_read_mbps)
     built = Testbed(root, persistent=True).build(config)
     terminal = Terminal()
     print(built.mountpoint)
+    per = "OSD (one per device, on 127.0.0.1 only)" if config.fs == "cephfs" else "device"
     terminal.info(f"testbed {built.name}: {config.fs} on {', '.join(built.devices)}, scheduler {config.scheduler}, "
-                  f"{_limits(config.to_dict())} per device; cgroup {built.cgroup}")
+                  f"{_limits(config.to_dict())} per {per}; cgroup {built.cgroup}")
     terminal.info(f"run inside the throttle: sh -c 'echo $$ > {built.cgroup}/cgroup.procs && exec COMMAND'")
     terminal.info(f"tear down: iotune testbed teardown {built.name}")
 
@@ -125,7 +146,8 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
           fs: str = FS, devices: int = DEVICES, raid0: bool = RAID0, scheduler: str = SCHEDULER,
           write_mbps: float = WRITE_MBPS, read_mbps: float = READ_MBPS, iops: int = IOPS,
           mount_options: str = MOUNT_OPTIONS, size_mib: int = SIZE_MIB, root: Path = ROOT,
-          mpiexec: str = MPIEXEC, db: str = DB) -> None:
+          mpiexec: str = MPIEXEC, db: str = DB, servers: int = SERVERS, server_write_mbps: float = SERVER_WRITE_MBPS,
+          server_read_mbps: float = SERVER_READ_MBPS) -> None:
     """Build a testbed, run ``iotune bench`` on it with the MPI ranks inside its cgroup, tear it down.
 
     These options fix the storage; when the spec itself varies storage (fs, device_class, ...), one testbed is
@@ -136,7 +158,8 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
     from iotune.cli.bench_cmd import measure_spec
     from iotune.spec import load_spec
 
-    config = _config(fs, devices, raid0, scheduler, write_mbps, read_mbps, iops, mount_options, size_mib)
+    config = _config(fs, devices, raid0, scheduler, write_mbps, read_mbps, iops, mount_options, size_mib, servers,
+                     server_write_mbps, server_read_mbps)
     loaded = load_spec(spec).with_campaign(repeats=repeats)
     varied = {p.name for p in loaded.space.parameters}
     storage = {k: v for k, v in config.to_dict().items() if k not in varied and v is not None}

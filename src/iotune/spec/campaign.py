@@ -36,7 +36,7 @@ from iotune.space.reader import TOP_KEYS as SPACE_KEYS
 from iotune.spec import fields as f
 from iotune.spec.environment import check_environment
 from iotune.spec.mapping import check_runnable
-from iotune.spec.storage import DEVICE_COUNTS, FILE_SYSTEMS, SCHEDULERS, storage_parameters
+from iotune.spec.storage import CEPH_SERVERS, FILE_SYSTEMS, SCHEDULERS, storage_parameters
 from iotune.yamlio import load_yaml, read_yaml_file, where
 
 OBJECTIVES = ("time", "bandwidth", "cost")
@@ -54,6 +54,7 @@ BENCHMARK = f.Section("benchmark", [
     f.Field("data_pattern", f.choice(*DATA_PATTERNS)),
     f.Field("hints", f.hint_map, doc="MPI-IO hints set for every trial"),
     f.Field("env", f.env_map, doc="environment variables set for every trial"),
+    f.Field("layout", f.layout_map, doc="file layout set on every benchmark file (stripe_count, stripe_unit, ...)"),
 ])
 ADAPTIVE = f.Section("adaptive", [
     f.Field("rel_half_width", f.number(0, 1, open_low=True, open_high=True), 0.05),
@@ -77,7 +78,7 @@ SCREENING = f.Section("screening", [
     f.Field("system_only", f.boolean, False),
 ])
 STORAGE = f.Section("storage", [
-    f.Field("fs", f.choice(*FILE_SYSTEMS)), f.Field("devices", f.choice(*DEVICE_COUNTS)),
+    f.Field("fs", f.choice(*FILE_SYSTEMS)), f.Field("devices", f.choice(*CEPH_SERVERS)),
     f.Field("raid0", f.boolean), f.Field("scheduler", f.choice(*SCHEDULERS)),
     f.Field("write_mbps", f.number(0, open_low=True)), f.Field("read_mbps", f.number(0, open_low=True)),
     f.Field("iops", f.integer(1)), f.Field("mount_options", f.text), f.Field("size_mib", f.integer(16, 1 << 22)),

@@ -177,6 +177,16 @@ def hint_map(value: Any) -> dict[str, str]:
     return out
 
 
+def layout_map(value: Any) -> dict[str, str]:
+    """A file layout: stripe_count, stripe_unit, object_size, pool (:mod:`iotune.fslayout`)."""
+    from iotune.fslayout import LayoutError, check_layout
+
+    try:
+        return check_layout(string_map(value))
+    except LayoutError as exc:
+        raise ValueError(f"is refused: {exc}") from None
+
+
 def mapping(value: Any) -> dict:
     if not isinstance(value, Mapping):
         raise ValueError("is not a mapping")

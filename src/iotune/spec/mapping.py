@@ -7,6 +7,10 @@ A parameter reaches the benchmark in one of three ways:
   ``operation``, ``fsync``, ``verify``);
 - it is an MPI-IO hint: it has ``hint: KEY``, or it is a system parameter of layer ``mpiio`` (key = its name);
 - it sets an environment variable: ``env: NAME``;
+- it is a file layout (``stripe_count``, ``stripe_unit``, ``object_size``,
+  ``pool``; role ``system``, layer ``filesystem``): set on each benchmark file
+  before it is written, by the driver of the file system it lives on
+  (:mod:`iotune.fslayout`);
 - it is a storage option (``fs``, ``devices``, ``raid0``, ``scheduler``,
   ``device_class``, ``mount_options``; role ``system``, layer ``device`` or
   ``filesystem``; paper 000 Sec. 2.1): it is applied by building a testbed
@@ -23,6 +27,7 @@ from dataclasses import fields
 from typing import Any
 
 from iotune.errors import SpaceError
+from iotune.fslayout import LAYOUT_FIELDS, LayoutError, check_layout
 from iotune.records import OPERATIONS, BenchmarkSpec
 from iotune.spec.environment import check_environment, check_value
 from iotune.spec.storage import STORAGE_FIELDS, STORAGE_LAYERS, check_storage_levels, is_storage_parameter
@@ -30,6 +35,12 @@ from iotune.spec.storage import STORAGE_FIELDS, STORAGE_LAYERS, check_storage_le
 BENCHMARK_FIELDS = ("processes", "api", "collective", "file_per_process", "block_size", "transfer_size",
                     "segment_count", "operation", "fsync", "verify", "data_pattern")
 _SPEC_FIELDS = {f.name for f in fields(BenchmarkSpec)}
+
+
+def is_layout_parameter(parameter) -> bool:
+    """True for a file-layout parameter: a layout field's name, role system, layer filesystem, no hint or env."""
+    return (parameter.name in LAYOUT_FIELDS and parameter.role == "system" and parameter.layer == "filesystem"
+            and not parameter.hint and not parameter.env)
 
 
 def hint_key(parameter) -> str | None:
@@ -69,13 +80,21 @@ def check_runnable(space, allowed=None) -> None:
     for parameter in space.parameters:
         if parameter.name in BENCHMARK_FIELDS or hint_key(parameter) or parameter.env:
             continue
+        if is_layout_parameter(parameter):
+            try:
+                for level in parameter.levels:
+                    check_layout({parameter.name: level})
+            except LayoutError as error:
+                raise SpaceError(f"parameter {parameter.name!r}: {error}") from None
+            continue
         if is_storage_parameter(parameter):
             check_storage_levels(parameter)
             continue
         raise SpaceError(
             f"parameter {parameter.name!r} has no effect on the built-in benchmark: it is not a benchmark field "
             f"({', '.join(BENCHMARK_FIELDS)}), has no 'hint:' and no 'env:', and is not a storage option "
-            f"({', '.join(STORAGE_FIELDS)}) with role system and layer {' or '.join(STORAGE_LAYERS)}"
+            f"({', '.join(STORAGE_FIELDS)}) with role system and layer {' or '.join(STORAGE_LAYERS)}, and is not a "
+            f"file layout ({', '.join(LAYOUT_FIELDS)}) with role system and layer filesystem"
         )
     names = {p.name for p in space.parameters}
     if "operation" in names:
@@ -96,18 +115,25 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
         raise SpaceError(f"unknown benchmark setting(s) {sorted(unknown)}; allowed: {sorted(_SPEC_FIELDS)}")
     hints = dict(values.pop("hints", {}) or {})
     env = dict(values.pop("env", {}) or {})
+    layout = dict(values.pop("layout", {}) or {})
     for parameter in space.parameters:
         value = configuration[parameter.name]
         if value is None:
             continue
         if parameter.name in BENCHMARK_FIELDS:
             values[parameter.name] = value
+        elif is_layout_parameter(parameter):
+            layout[parameter.name] = str(value)
         elif key := hint_key(parameter):
             hints[key] = hint_value(value)
         elif parameter.env:
             env[parameter.env] = hint_value(value) if isinstance(value, bool) else str(value)
     env = check_environment(env, f"the spec of space {space.name!r}")
-    spec = BenchmarkSpec(**values, hints=hints, env=env)
+    try:
+        layout = check_layout(layout)
+    except LayoutError as error:
+        raise SpaceError(f"configuration {configuration.describe()}: {error}") from None
+    spec = BenchmarkSpec(**values, hints=hints, env=env, layout=layout)
     if spec.api == "POSIX" and hints:
         raise SpaceError(
             f"configuration {configuration.describe()}: MPI-IO hints {sorted(hints)} are set with api=POSIX, which "
@@ -135,6 +161,12 @@ def hints_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
         if key and value is not None:
             hints[key] = hint_value(value)
     return hints
+
+
+def layout_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:
+    """The file layout (stripe_count, stripe_unit, ...) the active layout parameters of ``configuration`` set."""
+    return {p.name: str(configuration.get(p.name)) for p in space.parameters
+            if is_layout_parameter(p) and configuration.get(p.name) is not None}
 
 
 def env_of(space, configuration: Mapping[str, Any]) -> dict[str, str]:

@@ -10,17 +10,22 @@ pricing file's class of that name (:mod:`iotune.pricing`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, fields
 
 from iotune.errors import SpaceError
 from iotune.pricing import packaged_device_classes
 
-FILE_SYSTEMS = ("ext4", "xfs", "btrfs")
+FILE_SYSTEMS = ("ext4", "xfs", "btrfs", "cephfs")
 DEVICE_COUNTS = (1, 2, 4)
+# cephfs: one BlueStore OSD (storage server) per device
+CEPH_SERVERS = tuple(range(1, 9))
 SCHEDULERS = ("none", "mq-deadline", "kyber", "bfq")
 STORAGE_FIELDS = ("fs", "devices", "raid0", "scheduler", "device_class", "mount_options")
 STORAGE_LAYERS = ("device", "filesystem")
-MIN_SIZE_MIB = {"ext4": 16, "xfs": 300, "btrfs": 256}
+MIN_SIZE_MIB = {"ext4": 16, "xfs": 300, "btrfs": 256, "cephfs": 1024}
+# ceph-fuse's client options a testbed may set (its [client] section), as NAME=VALUE in mount_options
+CEPH_CLIENT_OPTION = re.compile(r"(client|fuse)_[a-z_]+=[0-9A-Za-z.]+")
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,11 @@ class StorageConfig:
     per second); ``iops`` limits each device's reads and writes, each, in operations per
     second; None leaves that direction unthrottled.  ``mount_options`` is passed to
     ``mount -o``.
+
+    With ``fs`` "cephfs" each device is one BlueStore OSD (a storage server, 1 to 8)
+    with its own throttle, under one monitor and one MDS, mounted by ceph-fuse;
+    ``mount_options`` are then ceph-fuse client settings ``NAME=VALUE`` (e.g.
+    ``client_oc_size=67108864,client_oc_max_dirty=33554432``).
     """
 
     fs: str = "ext4"
@@ -54,6 +64,8 @@ class StorageConfig:
         """Why this configuration cannot exist, in one line, or None."""
         if self.fs not in FILE_SYSTEMS:
             return f"fs must be one of {', '.join(FILE_SYSTEMS)}, got {self.fs!r}"
+        if self.fs == "cephfs":
+            return self._ceph_problem()
         if self.devices not in DEVICE_COUNTS:
             return f"devices must be one of {', '.join(map(str, DEVICE_COUNTS))}, got {self.devices!r}"
         if self.devices > 1 and self.fs != "btrfs":
@@ -71,6 +83,30 @@ class StorageConfig:
         if any(c in self.mount_options for c in " \n\t"):
             return f"mount_options must be a comma-separated list without spaces, got {self.mount_options!r}"
         return None
+
+    def _ceph_problem(self) -> str | None:
+        if self.devices not in CEPH_SERVERS:
+            return f"a cephfs testbed has 1 to {CEPH_SERVERS[-1]} servers (devices), got {self.devices!r}"
+        if self.raid0:
+            return "raid0 does not apply to cephfs (set the files' layouts: stripe_count, stripe_unit)"
+        if self.scheduler not in SCHEDULERS:
+            return f"scheduler must be one of {', '.join(SCHEDULERS)}, got {self.scheduler!r}"
+        for name in ("write_mbps", "read_mbps", "iops"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                return f"{name} must be > 0 or None (unthrottled), got {value!r}"
+        if not isinstance(self.size_mib, int) or self.size_mib < MIN_SIZE_MIB["cephfs"]:
+            return f"size_mib must be an integer >= {MIN_SIZE_MIB['cephfs']} for cephfs, got {self.size_mib!r}"
+        bad = [o for o in self.mount_options.split(",") if o and not CEPH_CLIENT_OPTION.fullmatch(o)]
+        if bad:
+            return (f"mount_options of cephfs must be ceph-fuse client settings NAME=VALUE "
+                    f"(client_oc_size=67108864, ...), got {bad[0]!r}")
+        return None
+
+    @property
+    def client_options(self) -> dict[str, str]:
+        """cephfs: the ceph-fuse client settings in ``mount_options``, NAME -> VALUE."""
+        return dict(o.split("=", 1) for o in self.mount_options.split(",") if o)
 
     @property
     def write_bps(self) -> int | None:
@@ -106,7 +142,7 @@ def storage_parameters(space) -> list:
 
 def check_storage_levels(parameter) -> None:
     """Refuse levels of a storage parameter that no testbed can build (SpaceError, one line)."""
-    allowed = {"fs": FILE_SYSTEMS, "devices": DEVICE_COUNTS, "scheduler": SCHEDULERS, "raid0": (False, True),
+    allowed = {"fs": FILE_SYSTEMS, "devices": CEPH_SERVERS, "scheduler": SCHEDULERS, "raid0": (False, True),
                "device_class": tuple(packaged_device_classes())}
     if parameter.name in allowed:
         bad = [v for v in parameter.levels if v not in allowed[parameter.name]]

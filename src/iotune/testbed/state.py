@@ -2,7 +2,9 @@
 
 A resource is recorded *before* it is created whenever its name is known in
 advance (image files, the mount directory, the cgroup); loop devices get their
-name from the kernel, so teardown also finds them by backing file.
+name from the kernel, so teardown also finds them by backing file.  A cephfs
+testbed also records its other mounts (the monitor's file system), the
+directory trees of its daemons' data and its daemons (pid and start time).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def owner_alive(state: dict) -> bool:
 
 def new_state(name: str, directory: Path, config: dict, owner: dict | None) -> dict:
     return {"version": VERSION, "name": name, "dir": str(directory), "owner": owner, "config": config,
-            "images": [], "loops": [], "mountpoint": None, "cgroup": None, "wrappers": []}
+            "images": [], "loops": [], "mountpoint": None, "cgroup": None, "wrappers": [],
+            "mounts": [], "trees": [], "processes": []}
 
 
 def save(state: dict) -> None:
@@ -54,7 +57,10 @@ def load(directory: Path) -> dict:
         raise TestbedError(f"cannot read testbed state {directory / STATE_NAME}: {error}") from None
     if state.get("version") != VERSION or Path(state.get("dir", "")).resolve() != directory:
         raise TestbedError(f"{directory / STATE_NAME} is not a testbed state file of this iotune version")
-    paths = [*state["images"], *state["wrappers"], *filter(None, [state["mountpoint"]])]
+    for key in ("mounts", "trees", "processes"):  # cephfs testbeds; absent from older state files
+        state.setdefault(key, [])
+    paths = [*state["images"], *state["wrappers"], *filter(None, [state["mountpoint"]]), *state["mounts"],
+             *state["trees"]]
     for path in paths:
         if Path(path).resolve().parent != directory:
             raise TestbedError(f"{directory / STATE_NAME} records {path} outside {directory}; refusing to touch it")

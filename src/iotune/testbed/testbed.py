@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import itertools
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,9 +13,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from iotune.testbed import cgroup, state, system
+from iotune.testbed import ceph, cgroup, state, system
 from iotune.spec.storage import StorageConfig
-from iotune.testbed.errors import TestbedError
+from iotune.testbed.errors import TestbedError, TestbedUnsupportedError
 
 ROOT_ENV = "IOTUNE_TESTBED_DIR"
 DEFAULT_ROOT = Path("/var/tmp/iotune-testbed")
@@ -28,7 +29,10 @@ def default_root() -> Path:
 
 @dataclass(frozen=True)
 class Built:
-    """A built testbed: where to write (``mountpoint``), its loop ``devices`` and its blkio ``cgroup`` directory."""
+    """A built testbed: where to write (``mountpoint``), its loop ``devices`` and its blkio ``cgroup`` directory.
+
+    For cephfs, ``devices`` are the OSDs' (one per storage server), ``mountpoint`` the ceph-fuse mount.
+    """
 
     name: str
     mountpoint: Path
@@ -39,7 +43,8 @@ class Built:
 
 
 def _built(record: dict) -> Built:
-    return Built(record["name"], Path(record["mountpoint"]), [loop["device"] for loop in record["loops"]],
+    devices = [loop["device"] for loop in record["loops"] if loop.get("role") != "mon"]
+    return Built(record["name"], Path(record["mountpoint"]), devices,
                  Path(record["cgroup"]), StorageConfig.from_dict(record["config"]), Path(record["dir"]))
 
 
@@ -53,6 +58,8 @@ def teardown_state(directory: Path) -> list[str]:
     warnings: list[str] = []
     errors: list[str] = []
     # a builder killed mid-step may have left losetup, mkfs or mount running: they must end before we look
+    if record["config"].get("fs") == "cephfs":
+        warnings.extend(ceph.stop(record))  # client unmounted, daemons killed, before their devices go
     system.stop_steps(Path(record["dir"]))
 
     def attempt(what: str, action) -> None:
@@ -84,12 +91,16 @@ def teardown_state(directory: Path) -> list[str]:
             attempt(f"detach {device}", lambda d=device: system.detach_loop(d))
     for image in record["images"]:
         attempt(f"remove {image}", lambda i=image: Path(i).unlink(missing_ok=True))
+    for tree in record["trees"]:
+        if not any(system.is_mounted(Path(m)) for m in [*record["mounts"], *filter(None, [record["mountpoint"]])]):
+            attempt(f"remove {tree}", lambda t=tree: Path(t).exists() and shutil.rmtree(t))
     if errors:
         state.save(record)
         raise TestbedError(f"teardown of testbed {record['name']} incomplete (state kept in {directory}): "
                            + "; ".join(errors))
-    if mountpoint is not None and mountpoint.is_dir():
-        attempt(f"remove {mountpoint}", mountpoint.rmdir)
+    for directory_path in [*filter(None, [mountpoint]), *map(Path, record["mounts"])]:
+        if directory_path.is_dir():
+            attempt(f"remove {directory_path}", directory_path.rmdir)
     for leftover in (Path(directory) / state.STATE_NAME, Path(directory) / f"{state.STATE_NAME[:-5]}.tmp"):
         leftover.unlink(missing_ok=True)
     attempt(f"remove {directory}", Path(directory).rmdir)
@@ -164,12 +175,15 @@ class Testbed:
     def build(self, config: StorageConfig) -> Built:
         """Create images, loop devices, the file system, its mount and the throttled cgroup."""
         system.require_support()
+        if config.fs == "cephfs" and (problem := ceph.support_problem()):
+            raise TestbedUnsupportedError(problem)
         if self._record is not None:
             raise TestbedError(f"testbed {self._record['name']} is already built; tear it down first")
         root = self.root_dir or default_root()
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         size = config.size_mib * system.MIB
-        system.check_free_space(root, size * config.devices)
+        system.check_free_space(root, size * config.devices + (ceph.MON_FS_MIB * system.MIB if config.fs == "cephfs"
+                                                               else 0))
         name, directory = self._allocate(root)
         self._record = state.new_state(name, directory, config.to_dict(), state.owner_record())
         state.save(self._record)
@@ -199,6 +213,9 @@ class Testbed:
 
     def _build(self, config: StorageConfig, directory: Path) -> None:
         record = self._record
+        if config.fs == "cephfs":
+            ceph.build(record, config, directory, cgroup.BLKIO_ROOT / f"{cgroup.CGROUP_PREFIX}{record['name']}")
+            return
         devices = []
         for index in range(config.devices):
             image = directory / f"dev{index}.img"
