@@ -228,10 +228,14 @@ def _prior_text(tuner) -> str:
 def show_step(terminal: Terminal, step, so_far, budget: int) -> None:
     value = "failed" if step.value is None else _objective_text(step.value, so_far.objective)
     best = so_far.best
-    best_text = f"best so far {_objective_text(best.mean, so_far.objective)} ({best.runs} run(s))" if best else \
+    best_text = f"best so far {_objective_text(best.mean, so_far.objective)} ({_runs_text(best.runs)})" if best else \
         "nothing has succeeded yet"
     terminal.info(f"run {step.run}/{budget}: {step.configuration.describe() or 'defaults'} -> {value}; "
                   f"{best_text}  [{step.reason}]")
+
+
+def _runs_text(runs: int) -> str:
+    return "one run" if runs == 1 else f"{runs} runs"
 
 
 def _objective_text(value: float, objective: str) -> str:
@@ -257,6 +261,7 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         "gain_vs_default": None if result.gain is None else {"ratio": result.gain,
                                                              "interval_95": [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
+        "noise": result.noise,
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
                     for s in result.steps],
     }
@@ -275,10 +280,15 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
     unit = result.objective
     terminal.success(f"best: {best.configuration.describe()} at {_objective_text(best.mean, unit)} "
                      f"(95% interval {_objective_text(best.low, unit)} .. {_objective_text(best.high, unit)}, "
-                     f"{best.runs} run(s))")
+                     f"{_runs_text(best.runs)})")
     if result.gain is not None:
         terminal.info(f"against the default configuration ({_objective_text(result.default.mean, unit)}): "
                       f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")
+    terminal.info(f"run-to-run noise: {result.noise}")
+    if result.runner_up is not None and result.separated:
+        terminal.info(f"separated from the runner-up ({result.runner_up.configuration.describe()}, "
+                      f"{_objective_text(result.runner_up.mean, unit)}, {_runs_text(result.runner_up.runs)}) "
+                      "beyond that noise")
     if result.runner_up is not None and not result.separated:
         terminal.warn(f"the runner-up ({result.runner_up.configuration.describe()}, "
                       f"{_objective_text(result.runner_up.mean, unit)}) cannot be told apart from the best with "
