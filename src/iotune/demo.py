@@ -21,6 +21,7 @@ from pathlib import Path
 from iotune.analysis import ConfigurationStats, best_per_workload, configuration_stats
 from iotune.recommend import Recommender
 from iotune.screening import load_screen
+from iotune.screening.significance import significance
 from iotune.spec import CampaignSpec
 from iotune.study import Campaign, CampaignReport, Objective, Study, Worker
 from iotune.study.measure import prepare
@@ -57,6 +58,8 @@ class DemoOutcome:
     held_out_study: str
     truth: list[ConfigurationStats]
     """Every configuration of the held-out workload as measured at the end, fastest first."""
+    matters: dict[str, bool | None] | None = None
+    """Per screened parameter: whether its effect is beyond the noise (the report's "matters"; None: unknown)."""
 
     def measured(self, configuration) -> ConfigurationStats | None:
         key = self.spec.space.configuration(dict(configuration)).key
@@ -98,6 +101,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     screening = replace(spec, campaign=replace(spec.campaign, sampler="screening", repeats=1))
     run(prepare(store, screening, f"{study}-screen", runner, scratch, **common))
     screen = load_screen(store, f"{study}-screen")
+    matters = {f.name: f.matters for f in significance(store, f"{study}-screen").factors}
 
     everything = space.full_factorial()
     say(f"2/5 measuring every configuration of every workload except {_describe(HELD_OUT)}")
@@ -123,7 +127,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     truth = sorted((s for s in configuration_stats(store.trials(study=held_out_study)).values() if s.n),
                    key=lambda s: s.mean_time)
     return DemoOutcome(spec, screen, study, best_per_workload(space, store.trials(study=study)), model,
-                       recommendation, tuned, held_out_study, truth)
+                       recommendation, tuned, held_out_study, truth, matters)
 
 
 def verdict(outcome: DemoOutcome) -> list[str]:
@@ -155,17 +159,30 @@ def verdict(outcome: DemoOutcome) -> list[str]:
                  + "; " + _against_best(outcome, outcome.model_pick) + ".")
     spread = truth[-1].mean_time / best.mean_time - 1
     noise = _noise(truth)
-    top = next((name for name in outcome.screen.ranking if name in system), None)
     why = f"Why: on this machine these hints change this workload's time by at most {_percent(spread)}"
     if noise is not None and spread <= 4 * noise:
         why += (f", not much more than the run-to-run noise (about {_percent(noise)} per run): several settings "
                 "are about equally good here, and which one measures fastest changes from run to run")
     elif noise is not None:
         why += f", well above the run-to-run noise (about {_percent(noise)} per run), so the choice matters"
-    if top:
-        why += f". Of the hints, screening ranked {top} as the one that matters most."
+    why += _screening(outcome, system)
     lines.append(why if why.endswith(".") else why + ".")
     return lines
+
+
+def _screening(outcome: DemoOutcome, system: list[str]) -> str:
+    """What the screening says, as its table in the report says it: a hint "matters" only beyond the noise."""
+    ranked = [name for name in outcome.screen.ranking if name in system]
+    if not ranked:
+        return ""
+    matters = outcome.matters or {}
+    beyond = [name for name in ranked if matters.get(name)]
+    if beyond:
+        return f". Of the hints, screening found {beyond[0]} to matter most (its effect is beyond the noise)"
+    if ranked and all(matters.get(name) is False for name in ranked):
+        return (f". Screening found no hint whose effect is beyond the noise ({ranked[0]} had the largest, "
+                "within it)")
+    return (f". Screening ranked {ranked[0]} first, but its runs cannot tell which effects are beyond the noise")
 
 
 def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
