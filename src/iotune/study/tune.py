@@ -44,6 +44,8 @@ from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before
 from iotune.variability.confidence import Interval, Noise, estimate_noise, mean_interval, ratio_interval, separated
 
 MAX_CANDIDATES = 50_000
+REASONS_KEY = "tuning_reasons"
+"""Study setting: why each run of a tuning was chosen, by "<config key>#<repeat>"."""
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
 
@@ -245,6 +247,7 @@ class Tuner:
                     break  # it cannot run (recorded INVALID): propose again without it
                 flight.append((pick, queued))
                 reasons[queued] = reason
+                self._record_reason(queued, reason)
                 if self.on_queue is not None:
                     self.on_queue(self.candidates[pick], reason, len(flight))
             watching = [item for _, item in flight]
@@ -382,6 +385,14 @@ class Tuner:
                                             "workload_key": configuration.workload_key, "repeat": repeat,
                                             "benchmark": benchmark.to_dict()}])
         return configuration.key, repeat
+
+    def _record_reason(self, run: tuple[str, int], reason: str) -> None:
+        """Keep why a run was chosen in the study's settings (``tuning_reasons``, "<config key>#<repeat>": reason),
+        for the report's tuning section.  The tuner holding the lease is the only writer of that key."""
+        record = self.store.get_study(self.study.name)
+        reasons = dict((record.settings or {}).get(REASONS_KEY) or {})
+        reasons[f"{run[0]}#{run[1]}"] = reason
+        self.store.update_settings(self.study.id, {REASONS_KEY: reasons})
 
     def _wait(self, wanted: list[tuple[str, int]]) -> None:
         """Until at least one of the ``wanted`` (key, repeat) runs has finished: run queued trials here with the
