@@ -27,6 +27,7 @@ from iotune.study import Campaign, CampaignReport, Objective, Study, Worker
 from iotune.study.measure import prepare
 from iotune.study.tune import Step, Tuner, TuneResult
 from iotune.units import format_size
+from iotune.variability.confidence import estimate_noise, ratio_interval
 
 HELD_OUT = {"transfer_size": 256 * 1024, "collective": True}
 TUNE_BUDGET = 4
@@ -194,12 +195,15 @@ def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
         return f"it measured fastest of all {total} at the end"
     slower = measured.mean_time / best.mean_time - 1
     text = f"it measured {rank} of {total} at the end, {_percent(slower)} slower than the fastest"
-    noise = _relative_error(measured, best)
-    if noise is None:
+    noise = estimate_noise([s.times for s in outcome.truth])  # every configuration's repeats, pooled
+    if math.isinf(noise.dof):
         return text + " (one run each: the noise is unknown)"
-    if slower <= 2 * noise:
-        return text + f", within the noise of the measurement (±{_percent(2 * noise)}): as good as the best"
-    return text + f", more than the noise of the measurement (±{_percent(2 * noise)})"
+    # the fastest was picked as the lowest of them all: its side of the ratio is widened for that
+    ratio = ratio_interval(measured.times, best.times, noise, comparisons=total)
+    interval = f"95% interval of the ratio {ratio.low:.2f}-{ratio.high:.2f}x"
+    if ratio.low <= 1:
+        return text + f", within the noise of the measurement ({interval}): as good as the best"
+    return text + f", more than the noise of the measurement ({interval})"
 
 
 def _against_default(configuration: dict, outcome: DemoOutcome, default: ConfigurationStats | None) -> str:
@@ -217,13 +221,6 @@ def _against_default(configuration: dict, outcome: DemoOutcome, default: Configu
 
     return (f"; against the default ({_settings(outcome.default, [p.name for p in outcome.spec.space.system_parameters])}, "
             f"{default.mean_time:.3f} s) it is {default.mean_time / measured.mean_time:.2f}x as fast{expected}.")
-
-
-def _relative_error(a: ConfigurationStats, b: ConfigurationStats) -> float | None:
-    """Standard error of the relative difference of two means (None with a single run of either)."""
-    if a.n < 2 or b.n < 2:
-        return None
-    return math.sqrt((a.std_time / a.mean_time) ** 2 / a.n + (b.std_time / b.mean_time) ** 2 / b.n)
 
 
 def _noise(stats: list[ConfigurationStats]) -> float | None:

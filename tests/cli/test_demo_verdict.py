@@ -85,3 +85,14 @@ def test_the_verdict_says_what_the_screening_table_says():
     second = "\n".join(verdict(outcome({fast: [0.5, 0.51, 0.49]}, tuned_index=fast, model_index=fast,
                                         matters={"romio_cb_write": False, "cb_buffer_size": True})))
     assert "screening found cb_buffer_size to matter most" in second
+
+
+def test_two_close_runs_do_not_make_a_difference_beyond_the_noise():
+    """The noise is the workload's, pooled over every configuration's repeats, not that of two runs that happened
+    to agree: 10% apart on a workload whose runs vary by about 25% is within the noise."""
+    fast, pick = index_of(romio_cb_write="disable", romio_cb_read="disable"), index_of(romio_cb_write="enable")
+    others = {i: [1.0, 1.3, 0.8] for i in range(len(CONFIGURATIONS))}
+    lines = verdict(outcome(others | {fast: [0.70, 0.701, 0.699], pick: [0.77, 0.771, 0.769]}, tuned_index=pick,
+                            model_index=fast))
+    tuner = next(line for line in lines if line.startswith("The tuner"))
+    assert "within the noise of the measurement" in tuner and "more than the noise" not in tuner
