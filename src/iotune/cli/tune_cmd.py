@@ -282,9 +282,15 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
                      f"(95% interval {_objective_text(best.low, unit)} .. {_objective_text(best.high, unit)}, "
                      f"{_runs_text(best.runs)})")
     if result.gain is not None:
-        terminal.info(f"against the default configuration ({_objective_text(result.default.mean, unit)}): "
-                      f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")
-    terminal.info(f"run-to-run noise: {result.noise}")
+        against = (f"against the default configuration ({_objective_text(result.default.mean, unit)}): "
+                   f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")
+        if result.gain_low <= 1:
+            terminal.warn(against + ", which includes no gain: these runs cannot tell them apart")
+        else:
+            terminal.info(against)
+    terminal.info(f"run-to-run noise: {result.noise}"
+                  + ("; a second run of any configuration would measure it" if "no repeated run" in result.noise
+                     else ""))
     if result.runner_up is not None and result.separated:
         terminal.info(f"separated from the runner-up ({result.runner_up.configuration.describe()}, "
                       f"{_objective_text(result.runner_up.mean, unit)}, {_runs_text(result.runner_up.runs)}) "

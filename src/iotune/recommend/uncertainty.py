@@ -161,7 +161,8 @@ def _with_study_spread(cv: float, n: int, repeats) -> float:
 
     if not math.isfinite(cv) or n - 1 >= MIN_DOF:
         return cv
-    pairs = [(float(np.std(t, ddof=1) / np.mean(t)), len(t) - 1) for t in repeats.times if len(t) > 1 and np.mean(t) > 0]
+    pairs = [(float(np.std(t, ddof=1) / np.mean(t)), len(t) - 1)
+             for t in repeats.times if len(t) > 1 and np.mean(t) > 0]
     dof = sum(d for _, d in pairs)
     if not dof:
         return cv

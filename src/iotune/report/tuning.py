@@ -80,7 +80,8 @@ def tuning_table(data, trials: list, objective: Objective, store_groups) -> tupl
         observations.append((i, value))
         summary = summarise_runs(observations, _best(observations), index.get(default), store_groups)
         best = summary.best
-        rows.append((k, system_label(space, trial.config), reasons.get(f"{trial.config_key}#{trial.repeat}", NOT_CHOSEN),
+        reason = reasons.get(f"{trial.config_key}#{trial.repeat}", NOT_CHOSEN)
+        rows.append((k, system_label(space, trial.config), reason,
                      _display(value, name),
                      None if best is None else system_label(space, configs[summary.best_index]),
                      None if best is None else _display(best.value, name),

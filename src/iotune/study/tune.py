@@ -410,14 +410,17 @@ class Tuner:
             time.sleep(self.poll_s)
 
     def _store_groups(self) -> list[tuple[str, list[float]]]:
-        """Repeated runs of other workloads (this study's and the prior studies'), as (workload, runs of one
-        configuration): the store's evidence of the run-to-run noise when the target has few repeats."""
+        """Repeated runs of other workloads of this study and of every workload of the prior studies, as
+        (workload, runs of one configuration): the store's evidence of the run-to-run noise when the target has
+        few repeats."""
         groups = []
         for study in (self.study, *self.prior_studies):
             runs: dict[tuple[str, str], list[float]] = {}
             for trial in study.trials():
-                if trial.state != "COMPLETE" or not trial.phases or trial.workload_key == self.workload_key:
+                if trial.state != "COMPLETE" or not trial.phases:
                     continue
+                if study is self.study and trial.workload_key == self.workload_key:
+                    continue  # the target's own runs: counted as such
                 value = self.objective.run_value(trial)
                 if value is not None:
                     runs.setdefault((trial.workload_key, trial.config_key), []).append(value)
@@ -463,10 +466,10 @@ def summarise_runs(observations, best: int | None, default: int | None, store_gr
     runner-up (the measured configuration with the next lowest mean), each with its 95 % interval.
 
     ``observations``: (candidate index, value or None if failed) per run; ``best`` the candidate declared;
-    ``store_groups`` other workloads' repeated runs as (workload, runs of one configuration).  The noise is never the spread of one run
-    (:mod:`iotune.variability.confidence`): the best's and the gain's intervals are corrected for the best
-    having been picked as the lowest of the measured configurations.  ``separated`` is None without a
-    runner-up.
+    ``store_groups`` other repeated runs as (workload, runs of one configuration).  The noise is never the
+    spread of one run (:mod:`iotune.variability.confidence`): the best's and the gain's intervals are
+    corrected for the best having been picked as the lowest of the measured configurations.  ``separated`` is
+    None without a runner-up.
     """
     runs: dict[int, list[float]] = {}
     for i, v in observations:
