@@ -95,14 +95,16 @@ def tuning_table(data, trials: list, objective: Objective, store_groups) -> tupl
                   "Runs in the order they were queued. Best so far: the measured configuration with the lowest mean "
                   "(never failed); its 95% interval allows for the noise (" + summary.noise.source + ") and for "
                   "its having been picked as the lowest of those measured.")
-    return table, _closing(summary, name)
+    label = None if summary.best is None else system_label(space, configs[summary.best_index])
+    return table, _closing(summary, name, label)
 
 
-def _closing(summary, objective: str) -> str:
+def _closing(summary, objective: str, label: str | None) -> str:
     if summary is None or summary.best is None:
         return "No run succeeded: nothing to declare."
     runs = "one run" if summary.best.runs == 1 else f"{summary.best.runs} runs"
-    text = f"Declared best: {fmt_number(_display(summary.best.value, objective))} from {runs}"
+    unit = {"time": " s", "bandwidth": " MiB/s"}.get(objective, "")
+    text = f"Declared best: {label}, {fmt_number(_display(summary.best.value, objective))}{unit} from {runs}"
     if summary.gain is not None:
         text += (f"; {fmt_number(summary.gain.value)}x the default configuration (95% interval "
                  f"{fmt_number(summary.gain.low)}x .. {fmt_number(summary.gain.high)}x"
