@@ -16,7 +16,8 @@ table's true means (mean over every recorded repeat of a cell):
 - coverage of the best configuration's interval (true mean inside);
 - coverage of the gain interval (true default / true best inside);
 - "separated from the runner-up": how often it was said, and how often the
-  best's true mean was then below the runner-up's.
+  best's true mean was then below the runner-up's;
+- what that costs: the median width of the gain interval (high / low).
 
 Failed runs are left out (a failed cell has no true mean); a case whose best
 or baseline never succeeded states nothing and is not counted.
@@ -85,7 +86,7 @@ def _case(table, target: int, seed: int, budget: int, with_store: bool, truth: n
     true_best, true_default = truth[available[best]], truth[available[default]]
     row = {"table": table.name, "target": table.workloads[target], "seed": seed, "budget": budget,
            "store": "with-store" if with_store else "alone", "best_runs": summary.best.runs,
-           "spread": summary.noise.spread,
+           "spread": summary.noise.spread, "gain_width": summary.gain.high / summary.gain.low,
            "best_covered": bool(summary.best.low <= true_best <= summary.best.high),
            "gain_covered": bool(summary.gain.low <= true_default / true_best <= summary.gain.high),
            "separated": summary.separated is True, "separated_true": None}
@@ -121,18 +122,20 @@ def summarise(rows: list[dict]) -> list[dict]:
                     "separated_said": len(said),
                     "separated_true": float(np.mean([r["separated_true"] for r in said])) if said else math.nan,
                     "single_run_best": float(np.mean([r["best_runs"] == 1 for r in group])),
-                    "median_spread": float(np.median([r["spread"] for r in group]))})
+                    "median_spread": float(np.median([r["spread"] for r in group])),
+                    "median_gain_width": float(np.median([r["gain_width"] for r in group]))})
     return out
 
 
 def markdown(summary: list[dict]) -> str:
     lines = ["| table | store | budget | cases | best's mean covered | gain covered | \"separated\" said | "
-             "... and true | best from one run | median noise used |", "|---" * 10 + "|"]
+             "... and true | best from one run | median noise used | median gain interval high/low |",
+             "|---" * 11 + "|"]
     for s in summary:
         true = "-" if math.isnan(s["separated_true"]) else f"{s['separated_true']:.2f}"
         lines.append(f"| {s['table']} | {s['store']} | {s['budget']} | {s['cases']} | {s['best_coverage']:.2f} | "
                      f"{s['gain_coverage']:.2f} | {s['separated_said']} | {true} | {s['single_run_best']:.2f} | "
-                     f"±{s['median_spread']:.0%} |")
+                     f"±{s['median_spread']:.0%} | {s['median_gain_width']:.3g} |")
     return "\n".join(lines)
 
 
