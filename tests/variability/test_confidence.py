@@ -23,7 +23,8 @@ def test_a_single_run_has_an_interval_as_wide_as_the_noise():
 
 def test_two_close_runs_cannot_make_a_confident_claim():
     noise = estimate_noise([[1.00, 1.001]])  # one degree of freedom: pooled with the prior for the rest
-    assert noise.spread > 0.4 and "conservative prior" in noise.source
+    assert noise.spread > 0.3 and "conservative prior" in noise.source
+    assert not separated([1.0, 1.001], [1.5, 1.501], noise)
 
 
 def test_repeats_of_this_workload_dominate_once_there_are_enough():

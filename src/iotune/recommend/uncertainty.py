@@ -153,12 +153,14 @@ def _spreads(candidates, store, study, confidence, rel_half_width) -> list[Candi
     return out
 
 
+MIN_DOF = 4
+"""Degrees of freedom (runs - 1) below which a configuration's own cv is pooled with the study's."""
+
+
 def _with_study_spread(cv: float, n: int, repeats) -> float:
     """A configuration's cv from its own ``n`` runs, pooled with the study's cv (every configuration's repeats)
     for the degrees of freedom it lacks below ``MIN_DOF``: two runs that happen to agree are no evidence of a
-    quiet configuration (:mod:`iotune.variability.confidence`)."""
-    from iotune.variability.confidence import MIN_DOF
-
+    quiet configuration."""
     if not math.isfinite(cv) or n - 1 >= MIN_DOF:
         return cv
     pairs = [(float(np.std(t, ddof=1) / np.mean(t)), len(t) - 1)

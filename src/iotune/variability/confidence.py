@@ -42,8 +42,9 @@ from scipy.stats import norm, t
 
 PRIOR_SPREAD = 0.5
 """Conservative standard deviation of one run's log time when nothing is known (about ±50 %)."""
-MIN_DOF = 4
-"""Degrees of freedom below which the estimate is pooled with ``PRIOR_SPREAD`` for the missing ones."""
+MIN_DOF = 2
+"""Degrees of freedom below which the estimate is pooled with ``PRIOR_SPREAD`` for the missing ones (2: the
+least that met the calibration targets, ``benchmarks/calibration.py``; 4 was as honest and much wider)."""
 STORE_DOF = 4
 """Most degrees of freedom that other workloads' repeats count for."""
 STORE_QUANTILE = 1.0
@@ -106,10 +107,10 @@ def store_spread(store: Iterable[tuple[object, Sequence[float]]]) -> tuple[float
 
 
 def estimate_noise(own: Iterable[Sequence[float]], store: Iterable[tuple[object, Sequence[float]]] = (),
-                   prior_spread: float = PRIOR_SPREAD) -> Noise:
+                   prior_spread: float = PRIOR_SPREAD, min_dof: int = MIN_DOF) -> Noise:
     """The noise of runs (module docstring): ``own`` the runs of this workload by configuration, ``store``
     other repeated runs as (workload label, runs of one configuration) pairs (other workloads, other
-    studies)."""
+    studies); ``min_dof`` the degrees of freedom below which the prior fills in."""
     own_squares, own_dof = pooled(own)
     spread_elsewhere, store_dof = store_spread(store)
     if own_dof + store_dof == 0:
@@ -117,7 +118,7 @@ def estimate_noise(own: Iterable[Sequence[float]], store: Iterable[tuple[object,
     weight = min(store_dof, STORE_DOF)
     squares = own_squares + spread_elsewhere**2 * weight
     dof = own_dof + weight
-    missing = max(0, MIN_DOF - dof)
+    missing = max(0, min_dof - dof)
     spread = math.sqrt((squares + prior_spread**2 * missing) / (dof + missing))
     parts = []
     if own_dof:
