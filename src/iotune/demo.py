@@ -23,11 +23,13 @@ from iotune.recommend import Recommender
 from iotune.recommend.answer import decide
 from iotune.recommend.decision import Measured, decide_measured
 from iotune.screening import load_screen
+from iotune.screening.significance import significance
 from iotune.spec import CampaignSpec
 from iotune.study import Campaign, CampaignReport, Objective, Study, Worker
 from iotune.study.measure import prepare
 from iotune.study.tune import Step, Tuner, TuneResult
 from iotune.units import format_size
+from iotune.variability.confidence import estimate_noise, ratio_interval
 
 HELD_OUT = {"transfer_size": 256 * 1024, "collective": True}
 TUNE_BUDGET = 4
@@ -62,6 +64,8 @@ class DemoOutcome:
     answer: object = None
     """What ``iotune recommend`` answered for the held-out workload before any run of it
     (:class:`iotune.recommend.decision.Decision`)."""
+    matters: dict[str, bool | None] | None = None
+    """Per screened parameter: whether its effect is beyond the noise (the report's "matters"; None: unknown)."""
 
     def measured(self, configuration) -> ConfigurationStats | None:
         key = self.spec.space.configuration(dict(configuration)).key
@@ -103,6 +107,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     screening = replace(spec, campaign=replace(spec.campaign, sampler="screening", repeats=1))
     run(prepare(store, screening, f"{study}-screen", runner, scratch, **common))
     screen = load_screen(store, f"{study}-screen")
+    matters = {f.name: f.matters for f in significance(store, f"{study}-screen").factors}
 
     everything = space.full_factorial()
     say(f"2/5 measuring every configuration of every workload except {_describe(HELD_OUT)}")
@@ -129,7 +134,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     truth = sorted((s for s in configuration_stats(store.trials(study=held_out_study)).values() if s.n),
                    key=lambda s: s.mean_time)
     return DemoOutcome(spec, screen, study, best_per_workload(space, store.trials(study=study)), model,
-                       recommendation, tuned, held_out_study, truth, answer)
+                       recommendation, tuned, held_out_study, truth, answer=answer, matters=matters)
 
 
 def verdict(outcome: DemoOutcome) -> list[str]:
@@ -172,17 +177,30 @@ def verdict(outcome: DemoOutcome) -> list[str]:
         lines.append(f"iotune recommend, asked before any run of it, named no configuration: {answer.message}.")
     spread = truth[-1].mean_time / best.mean_time - 1
     noise = _noise(truth)
-    top = next((name for name in outcome.screen.ranking if name in system), None)
     why = f"Why: on this machine these hints change this workload's time by at most {_percent(spread)}"
     if noise is not None and spread <= 4 * noise:
         why += (f", not much more than the run-to-run noise (about {_percent(noise)} per run): several settings "
                 "are about equally good here, and which one measures fastest changes from run to run")
     elif noise is not None:
         why += f", well above the run-to-run noise (about {_percent(noise)} per run), so the choice matters"
-    if top:
-        why += f". Of the hints, screening ranked {top} as the one that matters most."
+    why += _screening(outcome, system)
     lines.append(why if why.endswith(".") else why + ".")
     return lines
+
+
+def _screening(outcome: DemoOutcome, system: list[str]) -> str:
+    """What the screening says, as its table in the report says it: a hint "matters" only beyond the noise."""
+    ranked = [name for name in outcome.screen.ranking if name in system]
+    if not ranked:
+        return ""
+    matters = outcome.matters or {}
+    beyond = [name for name in ranked if matters.get(name)]
+    if beyond:
+        return f". Of the hints, screening found {beyond[0]} to matter most (its effect is beyond the noise)"
+    if ranked and all(matters.get(name) is False for name in ranked):
+        return (f". Screening found no hint whose effect is beyond the noise ({ranked[0]} had the largest, "
+                "within it)")
+    return (f". Screening ranked {ranked[0]} first, but its runs cannot tell which effects are beyond the noise")
 
 
 def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
@@ -194,13 +212,15 @@ def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
         return f"it measured fastest of all {total} at the end"
     slower = measured.mean_time / best.mean_time - 1
     text = f"it measured {rank} of {total} at the end, {_slower(slower + 1)} than the fastest"
-    decided = truth_decision(outcome)
-    if measured.config in decided.tied:
-        return text + ", within the noise of the measurement (the runs cannot tell it from the fastest): as good " \
-            "as the best"
-    if decided.separated is None and measured.n < 2:
+    noise = estimate_noise([s.times for s in outcome.truth])  # every configuration's repeats, pooled
+    if math.isinf(noise.dof):
         return text + " (one run each: the noise is unknown)"
-    return text + ", more than the noise of the measurement (the runs tell it from the fastest)"
+    # the fastest was picked as the lowest of them all: its side of the ratio is widened for that
+    ratio = ratio_interval(measured.times, best.times, noise, comparisons=total)
+    interval = f"95% interval of the ratio {ratio.low:.2f}-{ratio.high:.2f}x"
+    if ratio.low <= 1:
+        return text + f", within the noise of the measurement ({interval}): as good as the best"
+    return text + f", more than the noise of the measurement ({interval})"
 
 
 def _against_default(configuration: dict, outcome: DemoOutcome, default: ConfigurationStats | None) -> str:

@@ -111,7 +111,7 @@ def test_equal_predictions_need_no_run_count(space, tmp_path):
 
 def test_unmeasured_configuration_gets_predicted_spread(space, tmp_path):
     cvs = {(1, 1): 0.1, (1, 8): 0.2, (8, 1): 0.3, (8, 8): 0.4}
-    measured = {key: runs(5.0, cv, 4, seed=i) for i, (key, cv) in enumerate(cvs.items())}
+    measured = {key: runs(5.0, cv, 5, seed=i) for i, (key, cv) in enumerate(cvs.items())}  # 5: its own cv
     with make_store(tmp_path / "d.db", space, measured) as store:
         result = attach_spread(recommend(space, {(4, 4): 1.0, (8, 8): 1.2}), store, "s")
     inside, corner = (c.spread for c in result.candidates)
@@ -181,3 +181,15 @@ def test_cli_prints_spread_and_verdict(space, tmp_path, capsys, monkeypatch):
     run_recommend(model, WORKLOAD, top=2, fmt="csv", db=str(path), study="s", spread=False)
     out, err = capsys.readouterr()
     assert "spread" not in out and "told apart" not in err
+
+
+def test_two_runs_that_agree_do_not_separate_candidates_in_a_noisy_study(space, tmp_path):
+    """Candidates 1 and 2 ran twice each, almost identically, 10% apart; the study's other configurations vary by
+    about 30% a run: the two agreeing runs are no evidence of a quiet configuration."""
+    measured = {(1, 1): [1.0, 1.001], (2, 1): [1.1, 1.101]}
+    measured |= {(cb, 8): runs(3.0, 0.3, 5, seed=cb) for cb in (1, 2, 4, 8)}
+    with make_store(tmp_path / "n.db", space, measured) as store:
+        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 1.1}), store, "s")
+    first = result.candidates[0].spread
+    assert first.source == "measured" and first.n_measured == 2 and first.cv > 0.2
+    assert result.separation.verdict != "ahead"

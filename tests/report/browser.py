@@ -34,6 +34,22 @@ IMAGES = """async () => {
     }
     return {broken: broken, count: document.querySelectorAll('img, svg image').length};
 }"""
+CLIPPED = """() => {
+    const out = [];
+    for (const figure of document.querySelectorAll('figure.plot')) {
+        const svg = figure.querySelector('svg');
+        if (!svg) continue;
+        const box = svg.getBoundingClientRect();
+        for (const text of svg.querySelectorAll('text')) {
+            const r = text.getBoundingClientRect();
+            if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1
+                                || r.bottom > box.bottom + 1)) {
+                out.push(figure.dataset.figure + ': ' + text.textContent.slice(0, 60));
+            }
+        }
+    }
+    return out;
+}"""
 DUPLICATE_IDS = """() => {
     const seen = new Set(), twice = [];
     for (const element of document.querySelectorAll('[id]')) {
@@ -57,9 +73,11 @@ def chromium():
             context.close()
 
 
-def inspect(context, path: Path) -> dict:
-    """Open ``path`` and report its figures, console errors, page errors, requests, broken images and duplicate ids."""
+def inspect(context, path: Path, width: int = 1280) -> dict:
+    """Open ``path`` in a window ``width`` pixels wide and report its figures, text that falls outside its figure
+    (clipped), console errors, page errors, requests, broken images and duplicate ids."""
     page = context.new_page()
+    page.set_viewport_size({"width": width, "height": 900})
     console, requests = [], []
     page.on("console", lambda message: console.append((message.type, message.text)))
     page.on("pageerror", lambda error: console.append(("pageerror", str(error))))
@@ -67,7 +85,8 @@ def inspect(context, path: Path) -> dict:
     try:
         page.goto(Path(path).resolve().as_uri(), wait_until="load")
         return {"figures": page.evaluate(FIGURES), "images": page.evaluate(IMAGES),
-                "duplicate_ids": page.evaluate(DUPLICATE_IDS), "title": page.title(),
+                "duplicate_ids": page.evaluate(DUPLICATE_IDS), "clipped": page.evaluate(CLIPPED),
+                "title": page.title(),
                 "errors": [text for kind, text in console if kind in ("error", "pageerror")],
                 "warnings": [text for kind, text in console if kind == "warning"],
                 "foreign_requests": [u for u in requests if not u.startswith(("file:", "data:"))]}
@@ -87,6 +106,7 @@ def problems(found: dict, expected_figures: list[str]) -> list[str]:
     out += [f"console error: {text}" for text in found["errors"]]
     out += [f"request outside the file: {url}" for url in found["foreign_requests"]]
     out += [f"image did not load: {src}" for src in found["images"]["broken"]]
+    out += [f"text outside its figure (clipped): {text}" for text in found["clipped"][:5]]
     if found["duplicate_ids"]:
         out.append(f"ids used twice: {found['duplicate_ids'][:5]}")
     return out

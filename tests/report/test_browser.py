@@ -58,6 +58,18 @@ def test_a_search_study_made_by_the_command_renders(browser, search_store, tmp_p
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("width", [1280, 700])
+def test_no_label_is_clipped_at_two_widths(browser, search_store, tmp_path, width):
+    """The configuration labels of the per-configuration figures (Figure 2) ran off the left edge, the default
+    configuration's among them, in every report."""
+    store, study = search_store
+    written = write_report(study_report(store, study), tmp_path / "search.html")
+    found = inspect(browser, written.path, width=width)
+    assert found["clipped"] == []
+    assert problems(found, [f["name"] for f in found["figures"]]) == []
+
+
+@pytest.mark.slow
 def test_the_check_catches_a_page_that_needs_the_network(browser, search_store, tmp_path):
     """The browser check itself: an external image and a script error must be reported."""
     store, study = search_store
@@ -71,6 +83,10 @@ def test_the_check_catches_a_page_that_needs_the_network(browser, search_store, 
     issues = problems(found, [f.name for f in report.figures])
     assert any("console error" in issue for issue in issues)
     assert any("image did not load" in issue for issue in issues)
+    clipped = text.replace("</main>", '<figure class="plot" data-figure="x"><svg width="50" height="20"><text x="-40" '
+                                      'y="10">cut off</text></svg></figure></main>')
+    written.path.write_text(clipped)
+    assert "text outside its figure (clipped): x: cut off" in problems(inspect(browser, written.path), [])
 
 
 @pytest.mark.slow

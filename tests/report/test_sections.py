@@ -134,6 +134,16 @@ def test_models_beat_the_mean_on_the_ground_truth_and_not_on_noise(ground_truth_
     table, _, _ = quality(noise)
     verdicts = dict(zip(table.column("model"), table.column("verdict")))
     assert verdicts["linear regression"] == "worse than the mean"
+    for model, r2, verdict in zip(table.column("model"), table.column("R²"), table.column("verdict")):
+        assert r2 > 0 or verdict != "better than the mean", model
+
+
+def test_a_negative_r2_is_never_labelled_better_than_the_mean():
+    from iotune.report.models import verdict
+
+    # the issue's row: R² -0.06, yet an RMSE just below the training folds' mean's (whose own R² is lower)
+    assert verdict({"r2": -0.06, "rmse": 0.95}, {"rmse": 1.0}) == "worse than the mean"
+    assert verdict({"r2": 0.4, "rmse": 0.7}, {"rmse": 1.0}) == "better than the mean"
 
 
 def test_search_progress_against_random_sampling(search_store):

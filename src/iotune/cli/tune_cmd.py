@@ -296,10 +296,14 @@ def show_step(terminal: Terminal, step, so_far, budget: int, shown=None) -> None
     text = shown or (lambda value: _objective_text(value, so_far.objective))
     value = "failed" if step.value is None else text(step.value)
     best = so_far.best
-    best_text = f"best so far {text(best.mean)} ({best.runs} run(s))" if best else \
+    best_text = f"best so far {text(best.mean)} ({_runs_text(best.runs)})" if best else \
         "nothing has succeeded yet"
     terminal.info(f"run {step.run}/{budget}: {step.configuration.describe() or 'defaults'} -> {value}; "
                   f"{best_text}  [{step.reason}]")
+
+
+def _runs_text(runs: int) -> str:
+    return "one run" if runs == 1 else f"{runs} runs"
 
 
 def _objective_text(value: float, objective: str) -> str:
@@ -344,6 +348,7 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         "gain_vs_default": None if result.gain is None or noise else {
             "ratio": result.gain, "interval_95": [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
+        "noise": result.noise,
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
                     for s in result.steps],
     }
@@ -370,12 +375,22 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
     low, high = (best.high, best.low) if measure is not None and measure.metric and measure.metric.maximize else \
         (best.low, best.high)
     terminal.success(f"best: {best.configuration.describe()} at {text(best.mean)}{what} "
-                     f"(95% interval {text(low)} .. {text(high)}, {best.runs} run(s))")
+                     f"(95% interval {text(low)} .. {text(high)}, {_runs_text(best.runs)})")
     if noise:
         terminal.warn(noise)
     elif result.gain is not None:
-        terminal.info(f"against the default configuration ({text(result.default.mean)}): "
-                      f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")
+        against = (f"against the default configuration ({text(result.default.mean)}): "
+                   f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")
+        if result.gain_low <= 1:
+            terminal.warn(against + ", which includes no gain: these runs cannot tell them apart")
+        else:
+            terminal.info(against)
+    terminal.info(f"run-to-run noise: {result.noise}"
+                  + ("; a second run of any configuration would measure it" if "no repeated run" in result.noise
+                     else ""))
+    if result.runner_up is not None and result.separated:
+        terminal.info(f"separated from the runner-up ({result.runner_up.configuration.describe()}, "
+                      f"{text(result.runner_up.mean)}, {_runs_text(result.runner_up.runs)}) beyond that noise")
     if result.runner_up is not None and not result.separated:
         terminal.warn(f"the runner-up ({result.runner_up.configuration.describe()}, "
                       f"{text(result.runner_up.mean)}) cannot be told apart from the best with "

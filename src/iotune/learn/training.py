@@ -19,7 +19,8 @@ def train(store, study: str, predictor: str = "cart", target: str = "time", cate
     ``target``, ``phase``, ``instances`` and ``price_per_hour`` choose the
     training rows (:meth:`Dataset.from_store`); ``params`` go to the predictor
     (e.g. ``n_estimators=200`` for forest).  ``metrics`` holds the in-sample
-    metrics and the mean over ``cv_folds`` folds (:mod:`iotune.learn.scoring`),
+    metrics and the mean over ``cv_folds`` folds, each holding out whole configurations
+    (:mod:`iotune.learn.scoring`),
     plus ``dropped`` rows.  The model is named ``name`` or "<predictor>-<target>".
     Nothing is saved: :func:`iotune.learn.model.save_model` does that.
     """
@@ -31,7 +32,7 @@ def train(store, study: str, predictor: str = "cart", target: str = "time", cate
     metrics = {
         "in_sample": in_sample(estimator, dataset),
         "cv": cross_validate(predictor, dataset, cv_folds, seed, **params),
-        "cv_folds": min(cv_folds, dataset.n_samples),
+        "cv_folds": min(cv_folds, len(set(dataset.config_keys))),
         "dropped": dataset.dropped,
     }
     return TrainedModel(

@@ -18,7 +18,8 @@ are indistinguishable when
 
     |P_i - P_1| < t_{(1+c)/2, df} * sqrt(sd_i^2 / n_i + sd_1^2 / n_1)
 
-with n the runs measured (>= 2), else the runs the planner would make for a
+with n the runs measured (>= 2; a cv from fewer than 5 runs is pooled with the study's for the degrees
+of freedom it lacks), else the runs the planner would make for a
 ``rel_half_width`` interval (:func:`~iotune.variability.runs_needed_for_cv`,
 at least 2), and df by Welch-Satterthwaite.  The runs that would separate
 them narrow both intervals to half the gap, so they cannot overlap:
@@ -31,6 +32,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 from scipy.stats import t as student_t
 
 from iotune.space.configuration import digest
@@ -133,8 +135,8 @@ def _spreads(candidates, store, study, confidence, rel_half_width) -> list[Candi
             missing.append(len(out) - 1)
             continue
         s = describe(times)
-        out.append(CandidateSpread("measured", s.cv, n_measured=s.n, mean_seconds=s.mean, std_seconds=s.std,
-                                   bimodal=s.bimodal, runs=s.n))
+        out.append(CandidateSpread("measured", _with_study_spread(s.cv, s.n, repeats), n_measured=s.n,
+                                   mean_seconds=s.mean, std_seconds=s.std, bimodal=s.bimodal, runs=s.n))
     if missing:
         predicted = _predict_cv([candidates[i].configuration for i in missing], repeats)
         for i, (cv, source, reason) in zip(missing, predicted):
@@ -149,6 +151,26 @@ def _spreads(candidates, store, study, confidence, rel_half_width) -> list[Candi
         spread.runs = spread.runs or max(2, spread.runs_for_precision)
         spread.half_width = _t(confidence, spread.runs - 1) * spread.sd / math.sqrt(spread.runs)
     return out
+
+
+MIN_DOF = 4
+"""Degrees of freedom (runs - 1) below which a configuration's own cv is pooled with the study's."""
+
+
+def _with_study_spread(cv: float, n: int, repeats) -> float:
+    """A configuration's cv from its own ``n`` runs, pooled with the study's cv (every configuration's repeats)
+    for the degrees of freedom it lacks below ``MIN_DOF``: two runs that happen to agree are no evidence of a
+    quiet configuration."""
+    if not math.isfinite(cv) or n - 1 >= MIN_DOF:
+        return cv
+    pairs = [(float(np.std(t, ddof=1) / np.mean(t)), len(t) - 1)
+             for t in repeats.times if len(t) > 1 and np.mean(t) > 0]
+    dof = sum(d for _, d in pairs)
+    if not dof:
+        return cv
+    study = math.sqrt(sum(c * c * d for c, d in pairs) / dof)
+    missing = MIN_DOF - (n - 1)
+    return math.sqrt((cv * cv * (n - 1) + study * study * missing) / MIN_DOF)
 
 
 def _predict_cv(configs, repeats) -> list[tuple[float | None, str, str]]:

@@ -66,6 +66,7 @@ def study_report(store, study: str, workload: dict | None = None, workload_sourc
     from iotune.report.progress import progress_section
     from iotune.report.recommendation import recommendation_section
     from iotune.report.spread import spread_section
+    from iotune.report.tuning import tuning_section
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()
@@ -83,6 +84,7 @@ def study_report(store, study: str, workload: dict | None = None, workload_sourc
              ("screening", "Screening: which parameters matter", lambda: effects_section(data)),
              ("models", "Model quality", lambda: models_section(data)),
              ("progress", "Search progress", lambda: progress_section(data)),
+             ("tuning", "Tuning", lambda: tuning_section(data)),
              ("variability", "Variability", lambda: spread_section(data)),
              ("recommendation", "Recommendation",
               lambda: recommendation_section(data, workload, workload_source))]

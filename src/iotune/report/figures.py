@@ -48,6 +48,20 @@ def _short(text: str, chars: int = LABEL_CHARS) -> str:
     return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
+def _widest(texts: list[str], bold: set[int] = frozenset(), slack: float = 1.08) -> float:
+    """Width (inches) of the widest of ``texts`` as tick labels (rows in ``bold`` bold), with ``slack`` for the
+    browser: the SVG keeps text as text, which the browser sets in its own copy of the font."""
+    from matplotlib import rcParams
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    measure = TextToPath()  # at 72 dpi: widths in points
+    fonts = {weight: FontProperties(size=rcParams["ytick.labelsize"], weight=weight) for weight in ("normal", "bold")}
+    widest = max((measure.get_text_width_height_descent(text, fonts["bold" if i in bold else "normal"], ismath=False)[0]
+                  for i, text in enumerate(texts)), default=0.0)
+    return slack * widest / 72.0
+
+
 def _log(ax, which: str = "xy") -> None:
     """Log scale on the axes ``which`` names, ticks written as plain numbers (0.2, 1, 50) instead of 2x10^-1."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
@@ -83,10 +97,10 @@ def draw_strip(figure: Figure):
             labels.append(f"{label} (default)" if rows[0][o["default"]] else label)
             rows_of.append(rows)
     # Hundreds of tick labels: a fixed layout instead of the constrained one, which measures every label again
-    # and again; the left margin fits the longest label.
+    # and again; the left margin fits the widest label, measured once.
     height = 0.2 * len(labels) + 1.1
     fig = _new(11.0, height, constrained=False)
-    left = min(5.0, 0.4 + 0.068 * max(len(_short(label)) for label in labels)) / 11.0
+    left = min(6.0, 0.25 + _widest([_short(label) for label in labels], bold=set(header_rows))) / 11.0
     fig.subplots_adjust(left=left, right=0.985, top=1 - 0.4 / height, bottom=0.6 / height, wspace=0.04)
     many = len(t) > RASTER_POINTS
     for c, column in enumerate(o["values"]):

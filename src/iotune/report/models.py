@@ -26,12 +26,10 @@ UNITS = {"time": "s", "bandwidth": "MiB/s", "cost": "currency units", "relative"
 
 
 def configuration_folds(config_keys, folds: int = FOLDS, seed: int = SEED) -> np.ndarray:
-    """Fold index of each row: configurations shuffled with ``seed`` and dealt round-robin to ``folds`` folds."""
-    keys = np.asarray(config_keys)
-    unique = np.unique(keys)
-    order = np.random.default_rng(seed).permutation(unique.size)
-    fold_of = {unique[i]: position % folds for position, i in enumerate(order)}
-    return np.array([fold_of[k] for k in keys], dtype=int)
+    """Fold of each row, every repeat of a configuration in one fold: the same folds as `iotune train`'s."""
+    from iotune.learn.scoring import configuration_folds as folds_of  # scikit-learn: loaded when used
+
+    return folds_of(config_keys, folds, seed)
 
 
 def out_of_fold(dataset, predictor: str, params: dict, folds: int = FOLDS, seed: int = SEED):
@@ -61,6 +59,13 @@ def errors(measured, predicted) -> dict[str, float]:
             "r2": 1.0 - float(np.sum(residual ** 2)) / total if total > 0 else float("nan")}
 
 
+def verdict(model: dict, reference: dict) -> str:
+    """"better than the mean" only when the held-out R² is above 0 and the RMSE below the training folds'
+    mean's; else "worse than the mean" (R² at or below 0 is no better than predicting the mean)."""
+    better = model["r2"] > 0 and model["rmse"] < reference["rmse"]  # NaN R² (constant times): not better
+    return "better than the mean" if better else "worse than the mean"
+
+
 def memo_key(target: str, predictor: str, params: dict) -> tuple:
     """Key of held-out predictions of I/O-time models in :attr:`StudyData.memo`."""
     return ("held-out", target, predictor, tuple(sorted(params.items())))
@@ -85,7 +90,7 @@ def quality(dataset, predictors=PREDICTORS, folds: int = FOLDS, seed: int = SEED
         e = errors(dataset.y, predicted)
         base = errors(dataset.y, reference)
         rows.append((label, e["mae"], e["rmse"], e["median_relative_error_pct"], e["r2"], base["rmse"],
-                     "worse than the mean" if e["rmse"] >= base["rmse"] else "better than the mean"))
+                     verdict(e, base)))
         points += [(label, float(m), float(p)) for m, p in zip(dataset.y, predicted)]
     if reference is not None:
         base = errors(dataset.y, reference)
@@ -111,7 +116,9 @@ def stored_models_table(store, study: str) -> Table:
                      cv.get("mae"), cv.get("rmse"), cv.get("r2"), record.created_at[:19].replace("T", " ")))
     return Table(("stored model", "predictor", "target (unit)", "trials trained on", "CV MAE (target unit)",
                   "CV RMSE (target unit)", "CV R²", "trained (UTC)"), rows, "Models stored with this study",
-                 "Metrics as `iotune train` computed them: k-fold over trials, the mean over folds.")
+                 "Metrics as `iotune train` computed them: the mean over folds, each holding out whole "
+                 "configurations (as above; a model trained before iotune held out configurations was scored on "
+                 "single trials, which flatters it).")
 
 
 def models_section(data) -> Section:
@@ -129,9 +136,9 @@ def models_section(data) -> Section:
     section.warnings += problems
     for row in table.rows:
         if row[6] == "worse than the mean":
-            section.warnings.append(f"{row[0]} predicts I/O time worse than the mean of the training runs "
-                                    f"(RMSE {fmt_number(row[2])} s against {fmt_number(row[5])} s): do not trust "
-                                    "its recommendations.")
+            section.warnings.append(f"{row[0]} predicts I/O time no better than the mean of the training runs "
+                                    f"(held-out R² {fmt_number(row[4])}; RMSE {fmt_number(row[2])} s against the "
+                                    f"mean's {fmt_number(row[5])} s): do not trust its recommendations.")
     section.paragraphs.append(
         f"Each model is trained on {dataset.n_samples} trials ({len(configurations)} configurations) minus one "
         "fold and predicts the I/O time (seconds, write and read summed) of the configurations held out.")

@@ -41,11 +41,13 @@ from iotune.study.objective import Objective
 from iotune.study.renewal import Renewal
 from iotune.study.study import Study, StudyError
 from iotune.study.worker import GRACE_S, HEARTBEAT_S, Worker, stale_before
+from iotune.variability.confidence import Interval, Noise, estimate_noise, mean_interval, ratio_interval, separated
 
 MAX_CANDIDATES = 50_000
+REASONS_KEY = "tuning_reasons"
+"""Study setting: why each run of a tuning was chosen, by "<config key>#<repeat>"."""
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
-Z95 = 1.959963984540054
 
 
 class TuneError(IotuneError, ValueError):
@@ -86,7 +88,8 @@ class TuneResult:
     gain_low: float | None = None
     gain_high: float | None = None
     runner_up: Estimate | None = None
-    separated: bool = True
+    separated: bool | None = None
+    noise: str = ""
     steps: list[Step] = field(default_factory=list)
     candidates: int = 0
     prior_workloads: int = 0
@@ -244,6 +247,7 @@ class Tuner:
                     break  # it cannot run (recorded INVALID): propose again without it
                 flight.append((pick, queued))
                 reasons[queued] = reason
+                self._record_reason(queued, reason)
                 if self.on_queue is not None:
                     self.on_queue(self.candidates[pick], reason, len(flight))
             watching = [item for _, item in flight]
@@ -382,6 +386,14 @@ class Tuner:
                                             "benchmark": benchmark.to_dict()}])
         return configuration.key, repeat
 
+    def _record_reason(self, run: tuple[str, int], reason: str) -> None:
+        """Keep why a run was chosen in the study's settings (``tuning_reasons``, "<config key>#<repeat>": reason),
+        for the report's tuning section.  The tuner holding the lease is the only writer of that key."""
+        record = self.store.get_study(self.study.name)
+        reasons = dict((record.settings or {}).get(REASONS_KEY) or {})
+        reasons[f"{run[0]}#{run[1]}"] = reason
+        self.store.update_settings(self.study.id, {REASONS_KEY: reasons})
+
     def _wait(self, wanted: list[tuple[str, int]]) -> None:
         """Until at least one of the ``wanted`` (key, repeat) runs has finished: run queued trials here with the
         worker, if any, else wait for workers elsewhere (the store is the only channel)."""
@@ -397,25 +409,23 @@ class Tuner:
                 self.on_wait()
             time.sleep(self.poll_s)
 
-    def _estimate(self, pick: int, observations) -> Estimate | None:
-        values = [v for i, v in observations if i == pick and v is not None and v > 0]
-        if not values:
-            return None
-        logs = np.log(values)
-        spread = self._noise(observations)
-        half = Z95 * spread / math.sqrt(len(values))
-        mean = float(np.exp(logs.mean()))
-        return Estimate(self.candidates[pick], mean, len(values), mean * math.exp(-half), mean * math.exp(half))
-
-    def _noise(self, observations) -> float:
-        """Run-to-run spread in log units, pooled over the target's repeated candidates (0.05 when unknown)."""
-        groups: dict[int, list[float]] = {}
-        for i, v in observations:
-            if v is not None and v > 0:
-                groups.setdefault(i, []).append(math.log(v))
-        squares = sum(float(np.sum((np.array(g) - np.mean(g)) ** 2)) for g in groups.values() if len(g) > 1)
-        dof = sum(len(g) - 1 for g in groups.values() if len(g) > 1)
-        return math.sqrt(squares / dof) if dof else 0.05
+    def _store_groups(self) -> list[tuple[str, list[float]]]:
+        """Repeated runs of other workloads of this study and of every workload of the prior studies, as
+        (workload, runs of one configuration): the store's evidence of the run-to-run noise when the target has
+        few repeats."""
+        groups = []
+        for study in (self.study, *self.prior_studies):
+            runs: dict[tuple[str, str], list[float]] = {}
+            for trial in study.trials():
+                if trial.state != "COMPLETE" or not trial.phases:
+                    continue
+                if study is self.study and trial.workload_key == self.workload_key:
+                    continue  # the target's own runs: counted as such
+                value = self.objective.run_value(trial)
+                if value is not None:
+                    runs.setdefault((trial.workload_key, trial.config_key), []).append(value)
+            groups += [(f"{study.name}/{workload}", g) for (workload, _), g in runs.items() if len(g) > 1]
+        return groups
 
     def _best(self, engine, observations) -> int | None:
         """The configuration to declare: the lowest mean of its runs, as every answer orders them
@@ -435,26 +445,67 @@ class Tuner:
 
     def _summarise(self, result: TuneResult, engine, observations) -> TuneResult:
         result.runs = len(observations)
-        best = self._best(engine, observations)
-        result.best = None if best is None else self._estimate(best, observations)
         default = self.index.get(self.default.key)
-        result.default = None if default is None else self._estimate(default, observations)
-        if result.best is not None and result.default is not None:
-            spread = self._noise(observations)
-            se = spread * math.sqrt(1 / result.best.runs + 1 / result.default.runs)
-            ratio = result.default.mean / result.best.mean
-            result.gain, result.gain_low, result.gain_high = ratio, ratio * math.exp(-Z95 * se), \
-                ratio * math.exp(Z95 * se)
-        result.runner_up, result.separated = None, True
-        if result.best is not None:
-            others = [self._estimate(i, observations) for i in {i for i, v in observations if v is not None}
-                      if self.candidates[i].key != result.best.configuration.key]
-            others = [o for o in others if o is not None]
-            if others:
-                runner = min(others, key=lambda e: e.mean)
-                result.runner_up = runner
-                result.separated = runner.low > result.best.high
+        summary = summarise_runs(observations, self._best(engine, observations), default, self._store_groups())
+
+        def estimate(index, interval):
+            return None if interval is None else Estimate(self.candidates[index], interval.value, interval.runs,
+                                                          interval.low, interval.high)
+
+        result.best = estimate(summary.best_index, summary.best)
+        result.default = estimate(default, summary.default)
+        result.gain = result.gain_low = result.gain_high = None
+        if summary.gain is not None:
+            result.gain, result.gain_low, result.gain_high = summary.gain.value, summary.gain.low, summary.gain.high
+        result.runner_up = estimate(summary.runner_up_index, summary.runner_up)
+        result.separated = summary.separated
+        result.noise = summary.noise.source
         return result
+
+
+@dataclass
+class RunSummary:
+    """What a tuning's runs say (:func:`summarise_runs`); intervals are 95 %, indices are candidates'."""
+
+    noise: Noise
+    best_index: int | None = None
+    best: Interval | None = None
+    default: Interval | None = None
+    gain: Interval | None = None
+    runner_up_index: int | None = None
+    runner_up: Interval | None = None
+    separated: bool | None = None
+
+
+def summarise_runs(observations, best: int | None, default: int | None, store_groups=()) -> RunSummary:
+    """The best's mean, the default's, the gain default / best and whether the best is separated from the
+    runner-up (the measured configuration with the next lowest mean), each with its 95 % interval.
+
+    ``observations``: (candidate index, value or None if failed) per run; ``best`` the candidate declared;
+    ``store_groups`` other repeated runs as (workload, runs of one configuration).  The noise is never the
+    spread of one run (:mod:`iotune.variability.confidence`): the best's and the gain's intervals are
+    corrected for the best having been picked as the lowest of the measured configurations.  ``separated`` is
+    None without a runner-up.
+    """
+    runs: dict[int, list[float]] = {}
+    for i, v in observations:
+        if v is not None and v > 0:
+            runs.setdefault(i, []).append(v)
+    noise = estimate_noise(runs.values(), store_groups)
+    summary = RunSummary(noise)
+    if best is None or best not in runs:
+        return summary
+    picked_from = len(runs)
+    summary.best_index, summary.best = best, mean_interval(runs[best], noise, comparisons=picked_from)
+    if default is not None and default in runs:
+        summary.default = mean_interval(runs[default], noise)
+        summary.gain = ratio_interval(runs[default], runs[best], noise, comparisons=picked_from)
+    others = [i for i in runs if i != best]
+    if others:
+        runner = min(others, key=lambda i: float(np.mean(np.log(runs[i]))))
+        summary.runner_up_index, summary.runner_up = runner, mean_interval(runs[runner], noise)
+        summary.separated = separated(runs[best], runs[runner], noise, comparisons=picked_from)
+    return summary
 
 
 def _value(value: float, objective: str) -> str:
