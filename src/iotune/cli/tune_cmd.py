@@ -32,6 +32,12 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
          command: list[str] = typer.Argument(None, help="The application to tune, after --."),
          budget: int = typer.Option(..., "--budget", "-b", help="Runs to spend (the default configuration counts)."),
          objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost."),
+         pricing: Path = typer.Option(None, "--pricing", help="Pricing YAML for --objective cost (default: the "
+                                      "packaged illustrative prices); the tuner uses each configuration's price "
+                                      "exactly."),
+         instances: int = typer.Option(None, "--instances", help="Compute instances billed per run under "
+                                       "--objective cost, when the space has no processes parameter to derive "
+                                       "them from.", min=1),
          workload: str = typer.Option(None, "--workload", "-w", help="The workload to tune for: name=value pairs, a "
                                       "workload YAML file, a Darshan log or an IOR command line. Values need not "
                                       "be levels of the spec."),
@@ -101,7 +107,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         priors += [Study.open(store, name) for name in prior]
         target = Study.open_or_create(store, tune_study, tuned_spec, resume=True,
                                       settings={"sampler": "tune", "objective": objective})
-        tuning = dict(objective=Objective(objective), prior_studies=tuple(priors), seed=seed,
+        tuning = dict(objective=_objective(Objective, objective, pricing, instances), prior_studies=tuple(priors), seed=seed,
                       on_step=lambda step, so_far: show_step(terminal, step, so_far, budget))
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
@@ -111,6 +117,16 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
             result = _tune_here(terminal, target, values, budget, tuning, command=command, scratch=scratch,
                                 runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale)
     _show_result(terminal, result, target, fmt, command)
+
+
+def _objective(make, name: str, pricing: Path | None, instances: int | None):
+    """The objective, with ``pricing``'s cost model under cost (the packaged prices without one) and
+    ``instances`` compute instances per run (None: derived from the configuration's processes)."""
+    if name != "cost":
+        return make(name)
+    from iotune.recommend.cost import CostModel
+
+    return make(name, CostModel.from_yaml(pricing), instances)
 
 
 def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: dict, *, command: list[str], scratch,
@@ -242,6 +258,18 @@ def _objective_text(value: float, objective: str) -> str:
     return f"{value:.4g}"
 
 
+def _show_front(terminal: Terminal, result) -> None:
+    """The time-cost front of what was measured, fastest first, so a deadline can pick from it."""
+    if not result.front:
+        return
+    terminal.info(f"time-cost front of the {len(result.front)} measured configuration(s) no other measured one "
+                  "beats on both (fastest first):")
+    for point in result.front:
+        cheapest = "  <- cheapest" if point is result.front[-1] else ""
+        terminal.info(f"  {point.time:10.4g} s  {point.cost:10.4g}  {point.configuration.describe() or 'defaults'}"
+                      f"  ({point.runs} run(s)){cheapest}")
+
+
 def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]) -> None:
     from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
     from iotune.spec.mapping import env_of, hints_of
@@ -257,6 +285,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         "gain_vs_default": None if result.gain is None else {"ratio": result.gain,
                                                              "interval_95": [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
+        "front": [{"configuration": p.configuration.to_dict(), "time": p.time, "cost": p.cost, "runs": p.runs}
+                  for p in result.front],
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
                     for s in result.steps],
     }
@@ -283,6 +313,7 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         terminal.warn(f"the runner-up ({result.runner_up.configuration.describe()}, "
                       f"{_objective_text(result.runner_up.mean, unit)}) cannot be told apart from the best with "
                       "these runs: either is a good choice; more runs (a larger --budget) would separate them")
+    _show_front(terminal, result)
     hints = hints_of(study.space, best.configuration)
     if hints:
         terminal.info("apply it: MPICH_MPIIO_HINTS=" + mpich_mpiio_hints(hints) + "  (or a ROMIO hints file: "
