@@ -55,7 +55,11 @@ so far failed (two or more), the next goes to the candidate farthest from the
 failures (``failing``).  ``regime(observations)`` names the current one.
 With a known price, candidates whose time would have to be below (best value
 so far / their price), faster than ``evidence.time_bound`` allows, are not
-run while any other is left (``ruled_out``).
+run while any other is left, the warm start included (``ruled_out``).
+``diverse_start`` (0: off) adds that many runs after the warm start on a
+structurally different option (at least a full step from every run so far,
+the cheapest the model expects): a portfolio rather than one bet, measured
+against the plain warm start in the replay (``engine-diverse``).
 
 Known prices: with ``price`` (a cost that is a time x a known price per
 configuration), the engine models the time (value / price: the experts'
@@ -113,7 +117,8 @@ class TransferTuner:
                  remeasure_below: float = 0.002, model_choice: bool = True, noise: float | None = None,
                  normalise: str = "zscore", price=None, failure_length: float = 1.0,
                  impute_failures: bool = True, regimes: bool = True, agreement_below: float = 0.0,
-                 bound_slack: float | None = 2.0, explore_after: int = 10, slopes=(1.0,)):
+                 bound_slack: float | None = 2.0, explore_after: int = 10,
+                 diverse_start: int = 0):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -149,7 +154,7 @@ class TransferTuner:
         self.agreement_below = agreement_below
         self.bound_slack = bound_slack
         self.explore_after = explore_after
-        self.slopes = tuple(slopes)
+        self.diverse_start = diverse_start
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
@@ -439,11 +444,14 @@ class TransferTuner:
         regime = self._regime(summary)
         if regime == "failing":
             return self._away_from_failures(summary, fresh)
-        if regime == "start":
-            return self._portfolio(summary, chosen, fresh)
         bounded = fresh & ~self._bound_mask(summary)
         if bounded.any():
             fresh = bounded
+        if regime == "start":
+            return self._portfolio(summary, chosen, fresh)
+        if self.diverse_start and len(summary.measured) + len(summary.failed) + len(chosen) \
+                < self.warm_start + self.diverse_start:
+            return self._diverse(summary, chosen, fresh)
         mean, std, fail = self._model(summary, target_only=regime in ("explore", "broad"))
         incumbent = (summary.mean + self._offset[summary.measured]).min()
         gain = _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
@@ -472,6 +480,17 @@ class TransferTuner:
         score = w @ np.minimum(current[:, None], loss) + 1e-3 * (w @ loss)
         score = np.where(fresh, score, np.inf)
         return int(np.argmin(score))
+
+    def _diverse(self, summary: Summary, chosen: list[int], fresh: np.ndarray) -> int:
+        """A structurally different option: of the candidates at least a full step (another category, or the
+        whole range of a number) from every run so far, the one the model expects cheapest, weighed by its
+        chance of running."""
+        tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
+        distance = np.sqrt(((self._unit[:, None, :] - self._unit[None, tried, :]) ** 2).sum(-1)).min(axis=1)
+        mean, _, fail = self._model(summary)
+        score = mean + self._offset - np.log(np.maximum(1.0 - fail, 1e-6))
+        far = fresh & (distance >= 1.0 - 1e-9)
+        return int(np.argmin(np.where(far if far.any() else fresh, score, np.inf)))
 
     def _space_filling(self, summary: Summary, chosen: list[int], fresh: np.ndarray, rng) -> int:
         tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
