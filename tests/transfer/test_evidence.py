@@ -92,3 +92,15 @@ def test_a_tuning_that_failed_every_run_moves_away_from_the_failures():
     assert regimes[2] == "failing"
     assert x[observations[2][0]] >= fails_below  # the third run leaves the failing region at once
     assert tuner.best(observations) is not None
+
+
+def test_a_larger_budget_keeps_exploring_every_other_run():
+    candidates = line(30)
+    x = candidates[:, 0]
+    curves = np.array([np.exp(np.sin(3 * x) + 0.1 * j * x) for j in range(4)])
+    truth = lambda c: float(curves[1, c] * 1.1)  # noqa: E731
+    _, regimes = drive(TransferTuner(candidates, prior_of(curves, candidates), noise=0.01), truth, 14)
+    assert "broad" not in regimes[:10] and regimes[11] == "broad" and regimes[13] == "broad"
+    _, regimes = drive(TransferTuner(candidates, prior_of(curves, candidates), noise=0.01, explore_after=0),
+                       truth, 14)
+    assert "broad" not in regimes

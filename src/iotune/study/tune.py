@@ -396,7 +396,7 @@ class Tuner:
         if regime == "explore":
             text = f"exploring: the prior has not predicted this workload's runs; its own runs expect {expected}"
         elif regime == "broad":
-            text = f"exploring while the budget allows: this workload's own runs expect {expected}"
+            text = f"exploring while the budget allows, where the model is least sure: it expects {expected}"
         elif regime == "prior":
             text = f"the other workloads' model, fitted to this workload's runs, expects {expected}"
         else:

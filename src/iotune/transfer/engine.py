@@ -46,11 +46,13 @@ random draws, the space-filling start without a prior):
 Evidence against the prior (``evidence``; every call, from the runs alone):
 when the other workloads' consensus ranks the target's runs no better than
 chance (Spearman's rho below ``agreement_below``, over runs that differ by more
-than the prior's misfit), or the target fails more often than the prior said
+than the prior's misfit plus twice the runs' noise), or the target fails more often than the prior said
 where it ran (a binomial tail, noticed from two failures on), the next choice
 is ``explore``: expected improvement of a GP on the target's own runs (the
 failure chance scaled up by how much more it fails).  From ``explore_after``
-runs on, every other run is chosen the same way (``broad``).  When every run
+runs on, every other run maximises expected improvement with the model's
+uncertainty widened ``broad_spread`` times (``broad``: where the model is least
+sure, still steered away from what the prior knows is bad).  When every run
 so far failed (two or more), the next goes to the candidate farthest from the
 failures (``failing``).  ``regime(observations)`` names the current one.
 With a known price, candidates whose time would have to be below (best value
@@ -118,7 +120,7 @@ class TransferTuner:
                  normalise: str = "zscore", price=None, failure_length: float = 1.0,
                  impute_failures: bool = True, regimes: bool = True, agreement_below: float = 0.0,
                  bound_slack: float | None = 2.0, explore_after: int = 10,
-                 diverse_start: int = 0):
+                 diverse_start: int = 0, broad_spread: float = 3.0):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -155,6 +157,7 @@ class TransferTuner:
         self.bound_slack = bound_slack
         self.explore_after = explore_after
         self.diverse_start = diverse_start
+        self.broad_spread = broad_spread
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
@@ -206,8 +209,8 @@ class TransferTuner:
         predicted this workload's runs (it ranks them no better than
         ``agreement_below``, or the target fails more often than it said), so a
         GP on the target's own runs chooses; ``broad``: the budget allows
-        exploring (every other run from ``explore_after`` runs on, the same
-        target-only GP); ``failing``: every run so far failed, so the next run
+        exploring (every other run from ``explore_after`` runs on, expected
+        improvement with the model's uncertainty widened ``broad_spread`` times); ``failing``: every run so far failed, so the next run
         goes to the region farthest from the failures; ``space``: no prior."""
         return self._regime(self._summarise(list(observations)))
 
@@ -401,8 +404,10 @@ class TransferTuner:
             return "explore"
         values = summary.mean + self._offset[summary.measured]
         rho = evidence.agreement(self._consensus[summary.measured], values)
-        # a ranking of near-ties says nothing: only runs that differ by more than the prior's misfit count
-        if rho is not None and rho < self.agreement_below and np.ptp(values) > self._misfit():
+        # a ranking of near-ties says nothing: only runs that differ by more than the prior's misfit and
+        # the runs' noise count
+        margin = self._misfit() + 2.0 * self._noise(summary)
+        if rho is not None and rho < self.agreement_below and np.ptp(values) > margin:
             return "explore"
         if self.explore_after and summary.runs >= self.explore_after and summary.runs % 2 == 1:
             return "broad"
@@ -452,7 +457,9 @@ class TransferTuner:
         if self.diverse_start and len(summary.measured) + len(summary.failed) + len(chosen) \
                 < self.warm_start + self.diverse_start:
             return self._diverse(summary, chosen, fresh)
-        mean, std, fail = self._model(summary, target_only=regime in ("explore", "broad"))
+        mean, std, fail = self._model(summary, target_only=regime == "explore")
+        if regime == "broad":
+            std = std * self.broad_spread
         incumbent = (summary.mean + self._offset[summary.measured]).min()
         gain = _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
         gain = np.where(fresh, gain, -np.inf)
