@@ -76,6 +76,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
     if job is not None and command:
         raise IotuneError("--executor slurm tunes a spec's benchmark; an application given after -- runs here")
     values = workload_values_from(workload)[0] if workload else {}
+    goal = _objective(Objective, objective, pricing, instances)  # a bad pricing file stops before any study
     terminal = Terminal()
     if job is not None:
         from iotune.cli.slurm_executor import shared_store_url
@@ -107,7 +108,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         priors += [Study.open(store, name) for name in prior]
         target = Study.open_or_create(store, tune_study, tuned_spec, resume=True,
                                       settings={"sampler": "tune", "objective": objective})
-        tuning = dict(objective=_objective(Objective, objective, pricing, instances), prior_studies=tuple(priors), seed=seed,
+        tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed,
                       on_step=lambda step, so_far: show_step(terminal, step, so_far, budget))
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
