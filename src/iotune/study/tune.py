@@ -228,7 +228,9 @@ class Tuner:
                 self._loop(engine, result)
         finally:
             self.store.release_controller(self.study.id, self.owner)
-        return self._summarise(result, engine, self._observations())
+        result = self._summarise(result, engine, self._observations())
+        result.front = self._front() if self.objective.name == "cost" else []
+        return result
 
     def _loop(self, engine, result: TuneResult) -> None:
         """Keep up to ``workers`` runs in flight until the budget is spent; make a Step of each outcome."""
@@ -487,7 +489,6 @@ class Tuner:
             ratio = result.default.mean / result.best.mean
             result.gain, result.gain_low, result.gain_high = ratio, ratio * math.exp(-Z95 * se), \
                 ratio * math.exp(Z95 * se)
-        result.front = self._front() if self.objective.name == "cost" else []
         result.runner_up, result.separated = None, True
         if result.best is not None:
             others = [self._estimate(i, observations) for i in {i for i, v in observations if v is not None}
