@@ -48,7 +48,7 @@ WITHIN = 0.05
 
 def _run_target(task):
     """Every strategy and seed on one (table, objective, target): rows of per-budget regrets."""
-    table_name, objective, target, strategies, seeds = task
+    table_name, objective, target, strategies, seeds, paired = task
     spec = TABLES[table_name]()
     table = load_table(spec)
     truth = table.truth(objective)[target]
@@ -60,7 +60,8 @@ def _run_target(task):
     for name in strategies:
         strategy = (STRATEGIES | EXTRA)[name]
         for seed in seeds:
-            rng = np.random.default_rng([seed, target, zlib.crc32(f"{table_name}/{objective}/{name}".encode())])
+            stream = f"{table_name}/{objective}" if paired else f"{table_name}/{objective}/{name}"
+            rng = np.random.default_rng([seed, target, zlib.crc32(stream.encode())])
             start = time.perf_counter()
             picks, runs = strategy(table, spec, objective, target, seed, max(BUDGETS), rng)
             elapsed = time.perf_counter() - start
@@ -191,6 +192,9 @@ def main() -> None:
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument("--targets", default=None, help="comma-separated target indices (default: all)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--paired", action="store_true",
+                        help="every strategy draws the same repeats (a paired comparison of variants on a noisy "
+                             "table; by default each strategy has draws of its own)")
     parser.add_argument("--out", default=None, help="write OUT.csv (every case) and OUT.json (summary)")
     parser.add_argument("--markdown", default=None, metavar="JSON",
                         help="print the markdown tables of a summary written by --out, and run nothing")
@@ -208,7 +212,7 @@ def main() -> None:
         targets = range(len(table.workloads)) if args.targets is None else [int(t) for t in args.targets.split(",")]
         for objective in [o for o in args.objectives.split(",") if o in table.objectives]:
             for target in targets:
-                tasks.append((table_name, objective, target, strategies, list(range(args.seeds))))
+                tasks.append((table_name, objective, target, strategies, list(range(args.seeds)), args.paired))
     start = time.perf_counter()
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:

@@ -212,6 +212,38 @@ def _heuristic(name):
     return strategy
 
 
+def optuna_tpe(table, spec, objective, target, seed, budget, rng):
+    """Optuna's TPE sampler with its defaults (a peer a user would pick instead; ``pip install -e '.[bench]'``):
+    one categorical parameter per configuration feature of the target (as the heuristics' space), minimising
+    the log value; a failed run is a FAIL trial, a combination the table lacks is answered as FAIL without a
+    run (after 50 such answers in a row, a random unrun configuration is run instead)."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    space, index, names = _space(table, spec, target)
+    study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=seed), direction="minimize")
+    distributions = {p.name: optuna.distributions.CategoricalDistribution(list(p.levels)) for p in space.parameters}
+    history, done, missed = [], set(), 0
+    while len(history) < min(budget, len(index)):
+        trial = study.ask(distributions)
+        c = index.get(tuple(trial.params[n] for n in names))
+        if c is None or (c in done and missed < 50):
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            missed += 1
+            continue
+        if c in done:
+            c = int(rng.choice([a for a in index.values() if a not in done]))
+        missed = 0
+        done.add(c)
+        value = table.measure(objective, target, c, rng)
+        if value is None:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        else:
+            study.tell(trial, math.log(value))
+        history.append((c, value))
+    return _picks(history, budget)
+
+
 def known_price(table, objective):
     """The configuration's price as a function of feature rows when ``objective`` is the table's time x a
     price that depends on the configuration only (a user knows it: pricing.yaml, the cloud's price list),
@@ -275,5 +307,7 @@ def exhaustive(table, spec, objective, target, seed, budget, rng):
     return {k: pick for k in BUDGETS}, len(history)
 
 
-EXTRA = {"engine-noprice": _engine(use_price=False), "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
+EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engine(regimes=False, bound_slack=None),
+         "engine-diverse": _engine(diverse_start=1),
+         "tpe": optuna_tpe, "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
 """Slower strategies run only when named (``--strategies``)."""

@@ -159,3 +159,32 @@ def test_repeats_elsewhere_in_the_store_set_the_noise_of_single_runs(tmp_path):
         result = tuner(store, tmp_path, 4).run()
     assert "other repeats in the store" in result.noise and "this workload" not in result.noise
     assert result.best.high / result.best.low < 1.5  # 3% noise: a narrow interval, not the prior's
+
+
+def test_each_run_says_which_regime_chose_it(tmp_path):
+    store = measured_store(tmp_path)
+    result = tuner(store, tmp_path, 6).run()
+    reasons = [step.reason for step in result.steps]
+    assert reasons[0].startswith("the default configuration")
+    assert any(r.startswith("the other workloads' winners") for r in reasons)
+    assert all(r.startswith(("the default", "the other workloads'", "exploring", "run again", "every run so far"))
+               for r in reasons), reasons
+
+
+def test_under_cost_the_engine_gets_each_candidates_known_price_and_the_front_is_kept(tmp_path):
+    from iotune.recommend.cost import CostModel
+    from iotune.study.tune import FrontPoint, time_cost_front
+
+    store = measured_store(tmp_path)
+    study = Study.open(store, "landscape")
+    from dataclasses import replace
+
+    model = replace(CostModel.from_yaml(), default_instance_type="cc2.8xlarge")
+    cost = Tuner(study, None, {"transfer_size": 256 * 1024}, 3, objective=Objective("cost", model, 2))
+    prices = cost.prices()
+    assert prices == pytest.approx([model.cost(1.0, c.to_dict(), 2) for c in cost.candidates])
+    assert Tuner(study, None, {"transfer_size": 256 * 1024}, 3, objective=Objective("time")).prices() is None
+    c = cost.candidates
+    points = [FrontPoint(c[0], 10.0, 5.0, 1), FrontPoint(c[1], 5.0, 8.0, 1), FrontPoint(c[2], 12.0, 6.0, 1),
+              FrontPoint(c[3], 20.0, 4.0, 1)]
+    assert [p.configuration for p in time_cost_front(points)] == [c[1], c[0], c[3]]

@@ -44,3 +44,38 @@ def test_slurm_options_that_cannot_work_are_one_clear_line(tmp_path):
                    "./app", "--input", "x")
     assert command.returncode == 2 and "an application given after -- runs here" in command.stderr
     assert not (tmp_path / "t.db").exists()
+
+
+PRICING = """default_instance_type: cc2.8xlarge
+instance_types:
+  cc2.8xlarge: {price_per_hour: 0.0, cores: 16}
+device_classes:
+  slow: {write_mbps: 33, read_mbps: 33, size_gb: 50, price_gb_hour: 0.00017, price_mbps_hour: 0.0006}
+  fast: {write_mbps: 128, read_mbps: 128, size_gb: 50, price_gb_hour: 0.00017, price_mbps_hour: 0.02}
+"""
+
+
+def test_tuning_by_cost_prices_runs_exactly_and_ends_with_the_time_cost_front(tmp_path):
+    (tmp_path / "p.yaml").write_text(PRICING)
+    args = (GROUND_TRUTH / "testbed_ground_truth.yaml", "--budget", "6", "--workload", WORKLOAD, "--objective",
+            "cost", "--pricing", "p.yaml", "--instances", "1",
+            "--runner", f"replay:{GROUND_TRUTH / 'testbed_ground_truth.csv'}", "--replay-scale", "0",
+            "--db", tmp_path / "t.db")
+    done = tune(tmp_path, *args, "--format", "json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout)
+    front = summary["front"]
+    assert front, "a cost tuning ends with its time-cost front"
+    # fastest first, each point cheaper than the one before, and the cheapest is the declared best
+    assert [p["time"] for p in front] == sorted(p["time"] for p in front)
+    assert all(b["cost"] < a["cost"] for a, b in zip(front, front[1:]))
+    assert front[-1]["cost"] == pytest.approx(summary["best"]["mean"])
+    # the fast class costs ~3x the slow one per hour here: it is on the front only when it is that much faster
+    slow = [p for p in front if p["configuration"]["device_class"] == "slow"]
+    assert slow, "the cheap slow device is the cheapest or on the front"
+    # no measured configuration is both faster and cheaper than a front point
+    measured = [s for s in summary["history"] if s["value"] is not None]
+    assert len(measured) >= len(front)
+    text = tune(tmp_path, *args)
+    assert text.returncode == 0, text.stderr[-2000:]
+    assert "time-cost front" in text.stderr and "<- cheapest" in text.stderr

@@ -34,6 +34,12 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
          command: list[str] = typer.Argument(None, help="The application to tune, after --."),
          budget: int = typer.Option(..., "--budget", "-b", help="Runs to spend (the default configuration counts)."),
          objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost."),
+         pricing: Path = typer.Option(None, "--pricing", help="Pricing YAML for --objective cost (default: the "
+                                      "packaged illustrative prices); the tuner uses each configuration's price "
+                                      "exactly."),
+         instances: int = typer.Option(None, "--instances", help="Compute instances billed per run under "
+                                       "--objective cost, when the space has no processes parameter to derive "
+                                       "them from.", min=1),
          workload: str = typer.Option(None, "--workload", "-w", help="The workload to tune for: name=value pairs, a "
                                       "workload YAML file, a Darshan log or an IOR command line. Values need not "
                                       "be levels of the spec."),
@@ -87,6 +93,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                           f"--objective at time, not {objective}")
     measure = _measure(command, metric, maximize, darshan, timeout) if command else None
     values = workload_values_from(workload)[0] if workload else {}
+    goal = _objective(Objective, objective, pricing, instances)  # a bad pricing file stops before any study
     terminal = Terminal()
     if job is not None:
         from iotune.cli.slurm_executor import shared_store_url
@@ -124,7 +131,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                                       settings={"sampler": "tune", "objective": objective})
         shown = measure.metric.shown if measure is not None and measure.metric is not None else None
         ran: list = []
-        tuning = dict(objective=Objective(objective), prior_studies=tuple(priors), seed=seed,
+        tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed,
                       on_step=lambda step, so_far: (ran.append(step), show_step(terminal, step, so_far, budget, shown)))
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
@@ -157,6 +164,16 @@ def _measure(command: list[str], metric: str | None, maximize: bool, darshan: st
 
     return CommandRunner(command, timeout=timeout, darshan=darshan,
                          metric=Metric.parse(metric, maximize) if metric is not None else None)
+
+
+def _objective(make, name: str, pricing: Path | None, instances: int | None):
+    """The objective, with ``pricing``'s cost model under cost (the packaged prices without one) and
+    ``instances`` compute instances per run (None: derived from the configuration's processes)."""
+    if name != "cost":
+        return make(name)
+    from iotune.recommend.cost import CostModel
+
+    return make(name, CostModel.from_yaml(pricing), instances)
 
 
 def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: dict, *, command: list[str], scratch,
@@ -328,6 +345,18 @@ def start_up_noise(result, startup) -> str | None:
             f"alone can explain ({startup.describe()})")
 
 
+def _show_front(terminal: Terminal, result) -> None:
+    """The time-cost front of what was measured, fastest first, so a deadline can pick from it."""
+    if not result.front:
+        return
+    terminal.info(f"time-cost front of the {len(result.front)} measured configuration(s) no other measured one "
+                  "beats on both (fastest first):")
+    for point in result.front:
+        cheapest = "  <- cheapest" if point is result.front[-1] else ""
+        terminal.info(f"  {point.time:10.4g} s  {point.cost:10.4g}  {point.configuration.describe() or 'defaults'}"
+                      f"  ({point.runs} run(s)){cheapest}")
+
+
 def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str], measure=None) -> None:
     from iotune.apply.command import objective_words
     from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
@@ -349,6 +378,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
             "ratio": result.gain, "interval_95": [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
         "noise": result.noise,
+        "front": [{"configuration": p.configuration.to_dict(), "time": p.time, "cost": p.cost, "runs": p.runs}
+                  for p in result.front],
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
                     for s in result.steps],
     }
@@ -397,6 +428,7 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
                       "these runs: either is a good choice; more runs (a larger --budget) would separate them")
     if changed:
         terminal.warn(not_in_effect_text(changed))
+    _show_front(terminal, result)
     if hints:
         terminal.info("apply it: MPICH_MPIIO_HINTS=" + mpich_mpiio_hints(hints) + "  (or a ROMIO hints file: "
                       + romio_hints_file(hints).strip().replace("\n", "; ") + ")")

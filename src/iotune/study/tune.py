@@ -76,6 +76,17 @@ class Estimate:
 
 
 @dataclass
+class FrontPoint:
+    """A measured configuration on the time-cost front: no other measured one is both faster and cheaper.
+    ``time`` in seconds and ``cost`` in the pricing currency, each the geometric mean of its runs."""
+
+    configuration: Configuration
+    time: float
+    cost: float
+    runs: int
+
+
+@dataclass
 class TuneResult:
     """What a tuning found: the best configuration, the default, the gain with an interval, the history."""
 
@@ -94,6 +105,7 @@ class TuneResult:
     candidates: int = 0
     prior_workloads: int = 0
     notes: list[str] = field(default_factory=list)
+    front: list[FrontPoint] = field(default_factory=list)
 
 
 def workload_configurations(space, workload: dict, limit: int = MAX_CANDIDATES, seed: int = 0) -> list[Configuration]:
@@ -205,9 +217,9 @@ class Tuner:
         from iotune.transfer import TransferTuner
 
         prior, labels = self._prior()
+        options = {"price": self.prices(), **self.engine_options}
         engine = TransferTuner(features(self.space, self.candidates, "system"), prior,
-                               features(self.space, [self.default], "workload")[0], seed=self.seed,
-                               **self.engine_options)
+                               features(self.space, [self.default], "workload")[0], seed=self.seed, **options)
         result = TuneResult(self.objective.name, self.budget, 0, None, None, candidates=len(self.candidates),
                             prior_workloads=len(set(labels)))
         self._acquire_lease()
@@ -219,7 +231,9 @@ class Tuner:
                 self._loop(engine, result)
         finally:
             self.store.release_controller(self.study.id, self.owner)
-        return self._summarise(result, engine, self._observations())
+        result = self._summarise(result, engine, self._observations())
+        result.front = self._front() if self.objective.name == "cost" else []
+        return result
 
     def _loop(self, engine, result: TuneResult) -> None:
         """Keep up to ``workers`` runs in flight until the budget is spent; make a Step of each outcome."""
@@ -321,6 +335,20 @@ class Tuner:
             beliefs.append((index, float(math.exp(mean[index])) if engine.log else float(mean[index])))
         return beliefs
 
+    def prices(self) -> np.ndarray | None:
+        """Under the cost objective, each candidate's known price per second of run (the objective's cost
+        model: pricing.yaml's instances and device classes), which the engine uses exactly instead of
+        learning it; None for the other objectives.  Cost is linear in the run's seconds, so the price is
+        the cost of one second."""
+        if self.objective.name != "cost":
+            return None
+        prices = np.array([self.objective.cost_model.cost(1.0, c.to_dict(), self.objective.compute_instances)
+                           for c in self.candidates])
+        if not (np.isfinite(prices) & (prices > 0)).all():
+            raise TuneError("under --objective cost every candidate needs a positive price; the pricing file "
+                            "prices some at 0")
+        return prices
+
     def _acquire_lease(self) -> None:
         current = self.store.get_study(self.study.name).controller
         holder = self.store.acquire_controller(self.study.id, self.owner, stale_before=stale_before(self.grace_s),
@@ -361,13 +389,29 @@ class Tuner:
         return self._state()[0]
 
     def _reason(self, pick: int, observations, engine) -> str:
-        if pick in {i for i, _ in observations}:
+        """Why ``pick`` is run next, naming the regime it came from (``TransferTuner.regime``)."""
+        if pick in {i for i, v in observations if v is not None}:
             return "run again: it cannot yet be told apart from the best"
-        succeeded = len({i for i, v in observations if v is not None})
-        if engine.prior.workloads and succeeded < engine.warm_start + 1:
-            return "a good guess: it did well on similar workloads in the store"
+        regime = engine.regime(observations)
+        if regime == "start":
+            return "the other workloads' winners: it did well on similar workloads in the store"
+        if regime == "failing":
+            return "every run so far failed: the configuration farthest from the failures"
         mean, std = engine.predict(observations)  # log units: std is about a relative error
-        return f"the model expects {_value(math.exp(mean[pick]), self.objective.name)} ± {std[pick]:.0%}"
+        expected = f"{_value(math.exp(mean[pick]), self.objective.name)} ± {std[pick]:.0%}"
+        if regime == "explore":
+            text = f"exploring: the prior has not predicted this workload's runs; its own runs expect {expected}"
+        elif regime == "broad":
+            text = f"exploring while the budget allows, where the model is least sure: it expects {expected}"
+        elif regime == "prior":
+            text = f"the other workloads' model, fitted to this workload's runs, expects {expected}"
+        else:
+            text = f"the model expects {expected}"
+        out = len(engine.ruled_out(observations))
+        if out:
+            text += (f"; {out} candidate(s) ruled out by their price (they would have to run faster than "
+                     "best cost / price, more than any other workload sped up)")
+        return text
 
     def _queue(self, configuration: Configuration) -> tuple[str, int] | None:
         """Queue one more run of ``configuration``; its (key, repeat), or None when it cannot run (then it is
@@ -443,6 +487,22 @@ class Tuner:
         ranked = fastest_first(Measured({}, self.candidates[i].key, values) for i, values in runs.items())
         return self.index[ranked[0].key] if ranked else None
 
+    def _front(self) -> list[FrontPoint]:
+        """The time-cost front of the target's successful runs (geometric means per configuration)."""
+        from iotune.records import io_seconds
+
+        runs: dict[int, list[tuple[float, float]]] = {}
+        for trial in self.study.trials():
+            if trial.workload_key != self.workload_key or trial.config_key not in self.index \
+                    or trial.state != "COMPLETE" or not trial.phases:
+                continue
+            seconds, cost = io_seconds(trial.phases), self.objective.run_value(trial)
+            if seconds > 0 and cost is not None and cost > 0:
+                runs.setdefault(self.index[trial.config_key], []).append((math.log(seconds), math.log(cost)))
+        points = [FrontPoint(self.candidates[i], math.exp(float(np.mean([t for t, _ in v]))),
+                             math.exp(float(np.mean([c for _, c in v]))), len(v)) for i, v in runs.items()]
+        return time_cost_front(points)
+
     def _summarise(self, result: TuneResult, engine, observations) -> TuneResult:
         result.runs = len(observations)
         default = self.index.get(self.default.key)
@@ -506,6 +566,14 @@ def summarise_runs(observations, best: int | None, default: int | None, store_gr
         summary.runner_up_index, summary.runner_up = runner, mean_interval(runs[runner], noise)
         summary.separated = separated(runs[best], runs[runner], noise, comparisons=picked_from)
     return summary
+
+def time_cost_front(points: list[FrontPoint]) -> list[FrontPoint]:
+    """The points no other point beats on both time and cost (ties kept once), fastest first."""
+    front: list[FrontPoint] = []
+    for point in sorted(points, key=lambda p: (p.time, p.cost)):
+        if not front or point.cost < front[-1].cost:
+            front.append(point)
+    return front
 
 
 def _value(value: float, objective: str) -> str:

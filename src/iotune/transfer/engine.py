@@ -43,6 +43,26 @@ random draws, the space-filling start without a prior):
    every candidate has run and nothing is contested, there is nothing left
    to suggest.
 
+Evidence against the prior (``evidence``; every call, from the runs alone):
+when the other workloads' consensus ranks the target's runs no better than
+chance (Spearman's rho below ``agreement_below``, over runs that differ by more
+than the prior's misfit plus twice the runs' noise), or the target fails more often than the prior said
+where it ran (a binomial tail, noticed from two failures on), the next choice
+is ``explore``: expected improvement of a GP on the target's own runs (the
+failure chance scaled up by how much more it fails).  From ``explore_after``
+runs on, every other run maximises expected improvement with the model's
+uncertainty widened ``broad_spread`` times (``broad``: where the model is least
+sure, still steered away from what the prior knows is bad).  When every run
+so far failed (two or more), the next goes to the candidate farthest from the
+failures (``failing``).  ``regime(observations)`` names the current one.
+With a known price, candidates whose time would have to be below (best value
+so far / their price), faster than ``evidence.time_bound`` allows, are not
+run while any other is left, the warm start included (``ruled_out``).
+``diverse_start`` (0: off) adds that many runs after the warm start on a
+structurally different option (at least a full step from every run so far,
+the cheapest the model expects): a portfolio rather than one bet, measured
+against the plain warm start in the replay (``engine-diverse``).
+
 Known prices: with ``price`` (a cost that is a time x a known price per
 configuration), the engine models the time (value / price: the experts'
 shapes, the GP, the noise) and adds the log price back exactly wherever
@@ -63,12 +83,14 @@ from dataclasses import replace
 import numpy as np
 from scipy.stats import norm
 
+from iotune.transfer import evidence
 from iotune.transfer.errors import TransferError
 from iotune.transfer.gp import GaussianProcess, matern52
 from iotune.transfer.observations import Summary, summarise
 from iotune.transfer.prior import Prior, PriorMatrix, lay_over
 
 NORMALISATIONS = ("zscore", "rank")
+REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
 DEFAULT_NOISE = 0.02
 # Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
 DEFAULT_SPREAD = 0.3
@@ -96,7 +118,9 @@ class TransferTuner:
                  fit_scale: float = 1.0, ridge: float = 1.0, failure_penalty: float = 0.25,
                  remeasure_below: float = 0.002, model_choice: bool = True, noise: float | None = None,
                  normalise: str = "zscore", price=None, failure_length: float = 1.0,
-                 impute_failures: bool = True):
+                 impute_failures: bool = True, regimes: bool = True, agreement_below: float = 0.0,
+                 bound_slack: float | None = 2.0, explore_after: int = 10,
+                 diverse_start: int = 0, broad_spread: float = 3.0):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -128,6 +152,12 @@ class TransferTuner:
         self.normalise = normalise
         self.failure_length = failure_length
         self.impute_failures = impute_failures
+        self.regimes = regimes
+        self.agreement_below = agreement_below
+        self.bound_slack = bound_slack
+        self.explore_after = explore_after
+        self.diverse_start = diverse_start
+        self.broad_spread = broad_spread
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
@@ -135,6 +165,8 @@ class TransferTuner:
         self._unit = self._scale(candidates)
         self.prior: PriorMatrix = lay_over(prior, candidates, self._scale, log, normalise, self._offset)
         self._similarity = self._workload_similarity(workload)
+        # what the other workloads predicted before the target ran anything (log value, price included)
+        self._consensus = self._similarity @ self.prior.level + self._offset if self.prior.workloads else None
 
     # ---------------------------------------------------------------- public
 
@@ -168,6 +200,26 @@ class TransferTuner:
             return None
         cost = summary.mean + self._offset[summary.measured]
         return int(summary.measured[int(np.argmin(np.where(ok, cost, np.inf)))])
+
+    def regime(self, observations=()) -> str:
+        """Where the next choice comes from (one of ``REGIMES``), from the runs so far.
+
+        ``start``: the other workloads' winners (the warm start); ``prior``: the
+        experts fitted to the target's runs; ``explore``: the prior has not
+        predicted this workload's runs (it ranks them no better than
+        ``agreement_below``, or the target fails more often than it said), so a
+        GP on the target's own runs chooses; ``broad``: the budget allows
+        exploring (every other run from ``explore_after`` runs on, expected
+        improvement with the model's uncertainty widened ``broad_spread`` times); ``failing``: every run so far failed, so the next run
+        goes to the region farthest from the failures; ``space``: no prior."""
+        return self._regime(self._summarise(list(observations)))
+
+    def ruled_out(self, observations=()) -> np.ndarray:
+        """Candidates that cannot be the optimum under the known price (see ``evidence.time_bound``): their
+        time would have to be below (best value so far / their price), faster than the other workloads'
+        fastest speed-up from a measured candidate allows.  Empty without a price, a prior or a success."""
+        summary = self._summarise(list(observations))
+        return np.flatnonzero(self._bound_mask(summary))
 
     def predict(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``)."""
@@ -255,8 +307,9 @@ class TransferTuner:
         mean, std, _ = self._model(summary)
         return mean, std
 
-    def _model(self, summary: Summary):
-        """Mean, standard deviation and failure probability per candidate."""
+    def _model(self, summary: Summary, target_only: bool = False):
+        """Mean, standard deviation and failure probability per candidate; ``target_only``: the mean and
+        deviation of a GP on the target's own runs (the prior still informs the failure chance)."""
         n = len(self.candidates)
         noise = self._noise(summary)
         O = summary.measured
@@ -275,10 +328,19 @@ class TransferTuner:
         disagreement = w @ (pred - mean) ** 2
         # Failing (memory, timeouts) is a property of the workload more than of its performance curve's
         # shape: weigh the prior's failures by workload similarity, not by the fit of the experts.
-        fail = self._failure(summary, self._similarity @ self.prior.failed)
+        prior_failure = self._similarity @ self.prior.failed
+        if summary.failed and self.regimes and self._failing_more(summary):
+            ran = sorted(set(O.tolist()) | set(summary.failed))
+            ratio = len(summary.failed) / max(float(prior_failure[ran].sum()), 1e-3)
+            prior_failure = np.minimum(prior_failure * ratio, 0.95)
+        fail = self._failure(summary, prior_failure)
         if len(O) == 0:
             return mean, np.sqrt(disagreement), fail
         F, yf, cf = self._imputed(summary)
+        if target_only:
+            plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[F], yf, cf)
+            pmean, pstd = plain.predict(self._unit)
+            return pmean, pstd, fail
         residual_gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit() ** 2)
         gmean, gstd = residual_gp.fit(self._unit[F], yf - mean[F], cf).predict(self._unit)
         if self.model_choice and len(O) >= 4:
@@ -329,6 +391,48 @@ class TransferTuner:
             errors.append((w @ pred[:, summary.measured[k]] - summary.mean[k]) ** 2)
         return float(np.mean(errors))
 
+    def _regime(self, summary: Summary) -> str:
+        if self.prior.workloads == 0:
+            return "space"
+        if summary.failed and len(summary.measured) == 0 and len(summary.failed) >= 2:
+            return "failing"
+        if len(summary.measured) < self.warm_start:
+            return "start"
+        if not self.regimes:
+            return "prior"
+        if self._failing_more(summary):
+            return "explore"
+        values = summary.mean + self._offset[summary.measured]
+        rho = evidence.agreement(self._consensus[summary.measured], values)
+        # a ranking of near-ties says nothing: only runs that differ by more than the prior's misfit and
+        # the runs' noise count
+        margin = self._misfit() + 2.0 * self._noise(summary)
+        if rho is not None and rho < self.agreement_below and np.ptp(values) > margin:
+            return "explore"
+        if self.explore_after and summary.runs >= self.explore_after and summary.runs % 2 == 1:
+            return "broad"
+        return "prior"
+
+    def _failing_more(self, summary: Summary) -> bool:
+        """The target fails more often than the prior says it would where it ran (``evidence.failing_more``)."""
+        ran = sorted(set(summary.measured.tolist()) | set(summary.failed))
+        return evidence.failing_more(self._similarity @ self.prior.failed[:, ran], len(summary.failed))
+
+    def _bound_mask(self, summary: Summary) -> np.ndarray:
+        n = len(self.candidates)
+        if self.bound_slack is None or not self._offset.any() or self.prior.workloads == 0 \
+                or len(summary.measured) == 0:
+            return np.zeros(n, dtype=bool)
+        ok = np.array([c not in summary.failed for c in summary.measured], dtype=bool)
+        if not ok.any():
+            return np.zeros(n, dtype=bool)
+        incumbent = (summary.mean + self._offset[summary.measured])[ok].min()
+        low = evidence.time_bound(self.prior.level, self.prior.failed, summary.measured, summary.mean,
+                                  self.bound_slack)
+        out = low >= incumbent - self._offset
+        out[summary.measured] = False
+        return out
+
     def _choose(self, summary: Summary, chosen: list[int], first: bool) -> int | None:
         n = len(self.candidates)
         allowed = np.ones(n, dtype=bool)
@@ -342,9 +446,20 @@ class TransferTuner:
         if self.prior.workloads == 0 and (len(summary.measured) == 0
                                           or len(summary.measured) + len(summary.failed) < self.initial):
             return self._space_filling(summary, chosen, fresh, rng)
-        if self.prior.workloads > 0 and len(summary.measured) < self.warm_start:
+        regime = self._regime(summary)
+        if regime == "failing":
+            return self._away_from_failures(summary, fresh)
+        bounded = fresh & ~self._bound_mask(summary)
+        if bounded.any():
+            fresh = bounded
+        if regime == "start":
             return self._portfolio(summary, chosen, fresh)
-        mean, std, fail = self._model(summary)
+        if self.diverse_start and len(summary.measured) + len(summary.failed) + len(chosen) \
+                < self.warm_start + self.diverse_start:
+            return self._diverse(summary, chosen, fresh)
+        mean, std, fail = self._model(summary, target_only=regime == "explore")
+        if regime == "broad":
+            std = std * self.broad_spread
         incumbent = (summary.mean + self._offset[summary.measured]).min()
         gain = _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
         gain = np.where(fresh, gain, -np.inf)
@@ -355,6 +470,14 @@ class TransferTuner:
                 return again
         return pick
 
+    def _away_from_failures(self, summary: Summary, fresh: np.ndarray) -> int:
+        """Every run failed: the candidate farthest from the failed ones, weighed by its chance of running."""
+        failed = sorted(summary.failed)
+        distance = np.sqrt(((self._unit[:, None, :] - self._unit[None, failed, :]) ** 2).sum(-1)).min(axis=1)
+        _, _, fail = self._model(summary)
+        score = np.where(fresh, distance * (1.0 - fail), -np.inf)
+        return int(np.argmax(score))
+
     def _portfolio(self, summary: Summary, chosen: list[int], fresh: np.ndarray) -> int:
         _, logw = self._experts(summary, self._noise(summary))
         w = self._normalise(logw)
@@ -364,6 +487,17 @@ class TransferTuner:
         score = w @ np.minimum(current[:, None], loss) + 1e-3 * (w @ loss)
         score = np.where(fresh, score, np.inf)
         return int(np.argmin(score))
+
+    def _diverse(self, summary: Summary, chosen: list[int], fresh: np.ndarray) -> int:
+        """A structurally different option: of the candidates at least a full step (another category, or the
+        whole range of a number) from every run so far, the one the model expects cheapest, weighed by its
+        chance of running."""
+        tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
+        distance = np.sqrt(((self._unit[:, None, :] - self._unit[None, tried, :]) ** 2).sum(-1)).min(axis=1)
+        mean, _, fail = self._model(summary)
+        score = mean + self._offset - np.log(np.maximum(1.0 - fail, 1e-6))
+        far = fresh & (distance >= 1.0 - 1e-9)
+        return int(np.argmin(np.where(far if far.any() else fresh, score, np.inf)))
 
     def _space_filling(self, summary: Summary, chosen: list[int], fresh: np.ndarray, rng) -> int:
         tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
