@@ -16,6 +16,7 @@ nothing of it is kept.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -71,6 +72,7 @@ def export_document(conn: sa.Connection, study_id: int | None, source: dict) -> 
                 "description": row.description,
                 "space_hash": row.space_hash,
                 "space_yaml": row.space_yaml,
+                "spec_yaml": row.spec_yaml,
                 "settings": queries.loads(row.settings_json, {}),
                 "origin": row.origin,
                 "trials": by_study.get(row.id, []),
@@ -138,6 +140,22 @@ def write_rows(path: str | os.PathLike, fmt: str, rows: list[dict]) -> None:
     _atomic_write(path, lambda tmp: flat.write_rows(tmp, fmt, rows))
 
 
+def export_rows(conn: sa.Connection, study_id: int | None) -> list[dict]:
+    """The flat rows of an export: ``queries.flat_rows`` with each study's own columns (space, spec, settings,
+    description) filled on its first row, so the file imports back as a study that can be used."""
+    rows = queries.flat_rows(conn, study_id)
+    meta = {row.name: row for row in conn.execute(sa.select(studies))}
+    seen = set()
+    for row in rows:
+        study = meta[row["study"]] if row["study"] not in seen else None
+        seen.add(row["study"])
+        row["study_space_yaml"] = study.space_yaml if study is not None else None
+        row["study_spec_yaml"] = study.spec_yaml if study is not None else None
+        row["study_settings"] = study.settings_json if study is not None else None
+        row["study_description"] = study.description if study is not None else None
+    return rows
+
+
 # import
 
 MAX_IMPORT_BYTES = 512 * 2**20
@@ -159,21 +177,25 @@ def read_document(path: str | os.PathLike, spec=None, study: str | None = None) 
             raise StoreError(f"{path} is {info.st_size} bytes, more than the {MAX_IMPORT_BYTES} an import reads; "
                              "export one study at a time (iotune export --study NAME)")
         with open(path, "rb") as handle:
-            data = handle.read(MAX_IMPORT_BYTES + 1)
+            head = handle.read(4096)
+            if head.startswith(b"PAR1"):
+                return flat.rows_document(*flat.read_parquet(path), path, spec=spec, study=study)
+            if head.lstrip()[:1] != b"{":
+                handle.seek(0)
+                text = io.TextIOWrapper(_Bounded(handle, path), encoding="utf-8", newline="")
+                return flat.rows_document(*flat.read_csv(text, path), path, spec=spec, study=study)
+            data = head + handle.read(MAX_IMPORT_BYTES + 1 - len(head))
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > MAX_IMPORT_BYTES:
         raise StoreError(f"{path} is more than the {MAX_IMPORT_BYTES} bytes an import reads")
-    if data.startswith(b"PAR1"):
-        return flat.rows_document(flat.read_parquet(path), path, spec=spec, study=study)
-    if data.lstrip()[:1] != b"{":
-        return flat.rows_document(flat.read_csv(data, path), path, spec=spec, study=study)
     try:
         document = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise StoreError(f"{path} is not valid JSON (truncated or corrupt?): {exc}") from None
     except RecursionError:
         raise StoreError(f"{path} nests JSON too deeply to be an iotune export") from None
+    del data
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
         raise StoreError(f"{path} is JSON but not an iotune export (no \"format\": \"{FORMAT_NAME}\")")
     version = document.get("version")
@@ -185,6 +207,23 @@ def read_document(path: str | os.PathLike, spec=None, study: str | None = None) 
     return document
 
 
+class _Bounded(io.RawIOBase):
+    """A binary file read through, that fails once more than MAX_IMPORT_BYTES were read (the file may grow)."""
+
+    def __init__(self, handle, path: Path):
+        self._handle, self._path, self._read = handle, path, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self._handle.readinto(buffer)
+        self._read += count or 0
+        if self._read > MAX_IMPORT_BYTES:
+            raise StoreError(f"{self._path} is more than the {MAX_IMPORT_BYTES} bytes an import reads")
+        return count
+
+
 def apply_document(conn: sa.Connection, document: dict, path: str) -> ImportReport:
     """Merge an export document into the database inside the caller's transaction, every field checked.
 
@@ -192,6 +231,20 @@ def apply_document(conn: sa.Connection, document: dict, path: str) -> ImportRepo
     caller's rollback leaves the database as it was.
     """
     return _Import(conn, path).apply(document)
+
+
+class _Target:
+    """A local study that imported trials go into: its space, and its id, made on first use."""
+
+    def __init__(self, space, make):
+        self.space = space
+        self._make = make
+        self._id = None
+
+    def id(self) -> int:
+        if self._id is None:
+            self._id = self._make()
+        return self._id
 
 
 class _Import:
@@ -239,20 +292,24 @@ class _Import:
             label = checks.name(study.get("name"), "study name")
             self.where = f"study {label!r}"
             space = checks.study_space(study, self.where)
-            study_id, space = self._target_study(study, space, host, provenance)
-            for number, trial in enumerate(_items(study.get("trials") or [], "trials"), start=1):
+            target = self._target_study(study, space, host, provenance)
+            study_trials = _items(study.get("trials") or [], "trials")
+            if not study_trials:
+                target.id()
+            for number, trial in enumerate(study_trials, start=1):
                 row = trial.get("_row")
                 uid = trial.get("uid")
                 self.where = (f"study {label!r}, " + (f"row {row}" if row else f"trial #{number}")
                               + (f" (uid {uid})" if isinstance(uid, str) and len(uid) <= 40 else ""))
-                self._trial(study_id, trial, space, platform_ids, provenance)
+                self._trial(target, trial, platform_ids, provenance)
         return self.report
 
-    def _target_study(self, study: dict, space, host: str, provenance: str):
+    def _target_study(self, study: dict, space, host: str, provenance: str) -> _Target:
         """The local study the file's study goes into: same name and space merges, else ``name@host``.
 
-        Returns its id and the space its configurations are checked against (the
-        local one when merging).
+        A new study is created when its first trial is added (or at once when the
+        file's study has no trials), so a file whose trials are all there already
+        adds no empty studies.
         """
         name = study["name"]
         space_hash = checks.name(study.get("space_hash"), "space_hash", limit=128)
@@ -272,21 +329,31 @@ class _Import:
                 self.report.studies_merged += 1
                 local = _local_space(row)
                 self._note_settings(candidate, local if local is not None else space, settings)
-                return row.id, local if local is not None else space
-            self.report.studies_added += 1
+                return _Target(local if local is not None else space, lambda study_id=row.id: study_id)
+            if space is None:
+                raise checks.BadRecord("the file does not carry the study's space (an export of an older iotune, or "
+                                       "flat rows without the study_space_yaml column), and no local study "
+                                       f"{candidate!r} has it: export it again with this iotune, or as JSON")
             self._note_settings(candidate, space, settings)
-            study_id = queries.insert_study(
-                self.conn,
-                name=candidate,
-                space_yaml=str(study.get("space_yaml") or ""),
-                space_hash=space_hash,
-                settings=settings,
-                description=description,
-                created_at=created_at,
-                origin=provenance if not origin else f"{provenance} <- {origin}",
-                spec_yaml=spec_yaml,
-            )
-            return study_id, space
+
+            def create(candidate=candidate) -> int:
+                again = queries.study_by_name(self.conn, candidate)
+                if again is not None and again.space_hash == space_hash:
+                    return again.id
+                self.report.studies_added += 1
+                return queries.insert_study(
+                    self.conn,
+                    name=candidate,
+                    space_yaml=str(study.get("space_yaml") or ""),
+                    space_hash=space_hash,
+                    settings=settings,
+                    description=description,
+                    created_at=created_at,
+                    origin=provenance if not origin else f"{provenance} <- {origin}",
+                    spec_yaml=spec_yaml,
+                )
+
+            return _Target(space, create)
         raise checks.BadRecord(f"cannot find a free local name for study {name!r} from {host}")
 
     def _note_settings(self, study: str, space, settings: dict) -> None:
@@ -306,8 +373,8 @@ class _Import:
             for key, value in values.items():
                 _note(sets[kind].setdefault(str(key), []), str(value))
 
-    def _trial(self, study_id: int, trial: dict, space, platform_ids: dict, provenance: str) -> None:
-        conn, report = self.conn, self.report
+    def _trial(self, target: _Target, trial: dict, platform_ids: dict, provenance: str) -> None:
+        conn, report, space = self.conn, self.report, target.space
         state = trial.get("state")
         if state in checks.UNFINISHED_STATES:
             report.trials_skipped_running += 1
@@ -345,6 +412,7 @@ class _Import:
         if conn.execute(sa.select(trials.c.id).where(trials.c.uid == uid)).first() is not None:
             report.trials_duplicate += 1
             return
+        study_id = target.id()
         taken = conn.execute(
             sa.select(trials.c.id).where(
                 trials.c.study_id == study_id, trials.c.config_key == config_key, trials.c.repeat == repeat

@@ -617,7 +617,7 @@ class Store:
                 document = exchange.export_document(conn, study_id, self._source())
                 exchange.write_json(path, document)
             else:
-                exchange.write_rows(path, fmt, queries.flat_rows(conn, study_id))
+                exchange.write_rows(path, fmt, exchange.export_rows(conn, study_id))
 
     def import_file(self, path: str | os.PathLike, spec=None, study: str | None = None) -> ImportReport:
         """Merge an export (JSON, or the flat CSV/Parquet rows) into this store, all or nothing.
