@@ -31,7 +31,7 @@ from iotune.spec.mapping import hint_key, hint_value
 from iotune.store import flat, queries
 from iotune.store import import_checks as checks
 from iotune.store.records import ImportReport
-from iotune.store.schema import platforms, studies, trials
+from iotune.store.schema import measurements, platforms, studies, trials
 
 FORMATS = ("json", "csv", "parquet")
 FORMAT_NAME = "iotune-export"
@@ -224,13 +224,14 @@ class _Bounded(io.RawIOBase):
         return count
 
 
-def apply_document(conn: sa.Connection, document: dict, path: str) -> ImportReport:
+def apply_document(conn: sa.Connection, document: dict, path: str, progress=None) -> ImportReport:
     """Merge an export document into the database inside the caller's transaction, every field checked.
 
     The first malformed record raises one StoreError line naming it, and the
-    caller's rollback leaves the database as it was.
+    caller's rollback leaves the database as it was.  ``progress(done, total)``,
+    when given, is called as trials are stored.
     """
-    return _Import(conn, path).apply(document)
+    return _Import(conn, path, progress).apply(document)
 
 
 class _Target:
@@ -250,11 +251,16 @@ class _Target:
 class _Import:
     """One import: where the records go, what has been seen, where the first bad record was."""
 
-    def __init__(self, conn: sa.Connection, path: str):
+    def __init__(self, conn: sa.Connection, path: str, progress=None):
         self.conn = conn
         self.path = path
         self.report = ImportReport()
         self.where = ""
+        self.progress = progress
+        self.pending: list[tuple] = []
+        self.seen: set[str] = set()
+        self.repeats: dict[int, dict[str, set[int]]] = {}
+        self.done = self.total = 0
 
     def fail(self, message: str) -> StoreError:
         return StoreError(f"{self.path}: {self.where + ': ' if self.where else ''}{message}")
@@ -287,6 +293,8 @@ class _Import:
         studies_list = document.get("studies")
         if studies_list is None:
             raise checks.BadRecord("the export has no \"studies\" list")
+        self.total = sum(len(study.get("trials") or []) for study in _items(studies_list, "studies")
+                         if isinstance(study.get("trials"), list))
         for index, study in enumerate(_items(studies_list, "studies")):
             self.where = f"study #{index + 1}"
             label = checks.name(study.get("name"), "study name")
@@ -302,6 +310,8 @@ class _Import:
                 self.where = (f"study {label!r}, " + (f"row {row}" if row else f"trial #{number}")
                               + (f" (uid {uid})" if isinstance(uid, str) and len(uid) <= 40 else ""))
                 self._trial(target, trial, platform_ids, provenance)
+        self.where = ""
+        self.flush()
         return self.report
 
     def _target_study(self, study: dict, space, host: str, provenance: str) -> _Target:
@@ -409,36 +419,76 @@ class _Import:
         }
         bench = checks.benchmark(trial.get("benchmark"), "benchmark")
         earlier = checks.text(trial.get("imported_from"), "imported_from")
-        if conn.execute(sa.select(trials.c.id).where(trials.c.uid == uid)).first() is not None:
+        if uid in self.seen:
             report.trials_duplicate += 1
             return
-        study_id = target.id()
-        taken = conn.execute(
-            sa.select(trials.c.id).where(
-                trials.c.study_id == study_id, trials.c.config_key == config_key, trials.c.repeat == repeat
-            )
-        ).first()
-        if taken is not None:
-            repeat = queries.next_repeat(conn, study_id, config_key)
-            report.trials_conflicting += 1
-        trial_id = conn.execute(
-            trials.insert().values(
-                uid=uid,
-                study_id=study_id,
-                platform_id=platform_ids.get(platform),
-                config_key=config_key,
-                workload_key=workload_key,
-                config_json=queries.dumps(config, "configuration"),
-                repeat=repeat,
-                state=state,
-                benchmark_json=None if bench is None else queries.dumps(bench, "benchmark"),
-                imported_from=provenance if not earlier else f"{provenance} <- {earlier}",
-                **values,
-            )
-        ).inserted_primary_key[0]
-        queries.insert_phases(conn, trial_id, phases)
-        report.trials_added += 1
+        self.seen.add(uid)
+        self.pending.append((target, phases, dict(
+            uid=uid,
+            platform_id=platform_ids.get(platform),
+            config_key=config_key,
+            workload_key=workload_key,
+            config_json=queries.dumps(config, "configuration"),
+            repeat=repeat,
+            state=state,
+            benchmark_json=None if bench is None else queries.dumps(bench, "benchmark"),
+            imported_from=provenance if not earlier else f"{provenance} <- {earlier}",
+            **values,
+        )))
+        if len(self.pending) >= BATCH:
+            self.flush()
 
+    def flush(self) -> None:
+        """Store the checked trials waiting in ``pending``: duplicates skipped, taken repeats renumbered, then
+        one insert of the trials and one of their phases (a statement per trial made imports 10x slower)."""
+        conn, report, pending = self.conn, self.report, self.pending
+        self.pending = []
+        present = set()
+        uids = [row["uid"] for _, _, row in pending]
+        for start in range(0, len(uids), 500):
+            present.update(conn.execute(sa.select(trials.c.uid).where(trials.c.uid.in_(uids[start:start + 500]))
+                                        ).scalars())
+        rows, phases = [], {}
+        for target, measured, row in pending:
+            if row["uid"] in present:
+                report.trials_duplicate += 1
+                continue
+            row["study_id"] = study_id = target.id()
+            taken = self._taken(study_id).setdefault(row["config_key"], set())
+            if row["repeat"] in taken:
+                row["repeat"] = max(taken) + 1
+                report.trials_conflicting += 1
+            taken.add(row["repeat"])
+            rows.append(row)
+            phases[row["uid"]] = measured
+        if rows:
+            conn.execute(trials.insert(), rows)
+            values = []
+            added = list(phases)
+            for start in range(0, len(added), 500):
+                query = sa.select(trials.c.id, trials.c.uid).where(trials.c.uid.in_(added[start:start + 500]))
+                for trial_id, uid in conn.execute(query):
+                    values.extend(queries.phase_values(trial_id, phase) for phase in phases[uid])
+            if values:
+                conn.execute(measurements.insert(), values)
+        report.trials_added += len(rows)
+        self.done += len(pending)
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def _taken(self, study_id: int) -> dict[str, set[int]]:
+        """{config_key: repeats} of a local study, read once per import."""
+        if study_id not in self.repeats:
+            taken: dict[str, set[int]] = {}
+            query = sa.select(trials.c.config_key, trials.c.repeat).where(trials.c.study_id == study_id)
+            for config_key, repeat in self.conn.execute(query):
+                taken.setdefault(config_key, set()).add(repeat)
+            self.repeats[study_id] = taken
+        return self.repeats[study_id]
+
+
+BATCH = 2000
+"""Checked trials inserted per statement."""
 
 SHOWN_VALUES = 7
 """Values noted per hint or variable: the import summary shows six and says when there are more."""
