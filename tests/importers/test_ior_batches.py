@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from benchmarks.import_speed import ior_json
+
 from iotune.importers.ior import BATCH
 from iotune.store import Store
 

@@ -384,7 +384,7 @@ class _Import:
                 _note(sets[kind].setdefault(str(key), []), str(value))
 
     def _trial(self, target: _Target, trial: dict, platform_ids: dict, provenance: str) -> None:
-        conn, report, space = self.conn, self.report, target.space
+        report, space = self.report, target.space
         state = trial.get("state")
         if state in checks.UNFINISHED_STATES:
             report.trials_skipped_running += 1

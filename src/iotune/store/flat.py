@@ -3,14 +3,14 @@
 An export's rows carry each study's space, spec, settings and description in
 the ``study_*`` columns of the study's first row, so the file imports back as
 a study that ``results``, ``report`` and ``tune`` use, its values checked
-against that space.  Importing flat rows regroups them into the JSON export's
-shape and loses what the rows do not carry: each trial's command, requested hints, wall time, extra data, benchmark spec and
-finish time; platform details other than hostname, file system type, MPI and
-iotune versions.  CSV also loses value types: a configuration value that reads
-as a number or True/False comes back as one, an empty cell as None.  Parquet
-keeps the types.  In a file holding several studies, a parameter that is None
-in every trial of a study is taken to belong to another study and left out of
-that study's configurations.
+against that space. Importing flat rows regroups them into the JSON export's
+shape and loses what the rows do not carry: each trial's command, requested
+hints, wall time, extra data, benchmark spec and finish time; platform details
+other than hostname, file system type, MPI and iotune versions. CSV also loses
+value types: a configuration value that reads as a number or True/False comes
+back as one, an empty cell as None. Parquet keeps the types. In a file holding
+several studies, a parameter that is None in every trial of a study is taken
+to belong to another study and left out of that study's configurations.
 """
 
 from __future__ import annotations
