@@ -41,15 +41,19 @@ def ior_json(path: Path, repetitions: int) -> None:
     path.write_text(json.dumps(document))
 
 
-def iotune(*args, cwd: Path) -> float:
-    """Seconds one iotune command takes; exits if it fails."""
+def iotune(*args, cwd: Path) -> tuple[float, float]:
+    """Seconds one iotune command takes and its peak resident memory in MiB; exits if it fails."""
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "iotune", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, env={**os.environ, "IOTUNE_PLAIN": "1"})
-    seconds = time.perf_counter() - began
-    if done.returncode != 0:
-        sys.exit(f"iotune {' '.join(map(str, args))} failed:\n{done.stderr[-2000:]}")
-    return seconds
+    with tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen([sys.executable, "-m", "iotune", *map(str, args)], cwd=cwd, text=True,
+                                 stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, "IOTUNE_PLAIN": "1"})
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - began
+        if child.returncode != 0:
+            err.seek(0)
+            sys.exit(f"iotune {' '.join(map(str, args))} failed:\n{err.read()[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -61,20 +65,19 @@ def main() -> None:
         source = tmp / "ior.json"
         ior_json(source, args.repetitions)
         mib = source.stat().st_size / 2**20
-        seconds = iotune("import-ior", source, "--study", "ior", "--db", tmp / "a.db", cwd=tmp)
+        seconds, peak = iotune("import-ior", source, "--study", "ior", "--db", tmp / "a.db", cwd=tmp)
         print(f"import-ior: {args.repetitions} repetitions ({mib:.1f} MiB) in {seconds:.1f} s "
-              f"({args.repetitions / seconds:.0f} trials/s)")
-        again = iotune("import-ior", source, "--study", "ior", "--db", tmp / "a.db", cwd=tmp)
-        print(f"import-ior again (every trial already there): {again:.1f} s")
+              f"({args.repetitions / seconds:.0f} trials/s), peak RSS {peak:.0f} MiB")
+        again, peak = iotune("import-ior", source, "--study", "ior", "--db", tmp / "a.db", cwd=tmp)
+        print(f"import-ior again (every trial already there): {again:.1f} s, peak RSS {peak:.0f} MiB")
         for fmt in ("json", "csv"):
             export = tmp / f"export.{fmt}"
             iotune("export", export, "--db", tmp / "a.db", cwd=tmp)
             mib = export.stat().st_size / 2**20
-            seconds = iotune("import", export, "--db", tmp / f"b_{fmt}.db", cwd=tmp)
+            seconds, peak = iotune("import", export, "--db", tmp / f"b_{fmt}.db", cwd=tmp)
             print(f"import {fmt}: {args.repetitions} trials ({mib:.1f} MiB) in {seconds:.1f} s "
                   f"({args.repetitions / seconds:.0f} trials/s, {mib / seconds:.2f} MiB/s; "
-                  f"a 480 MiB export at this rate: {480 / (mib / seconds):.0f} s)")
-
+                  f"a 480 MiB export at this rate: {480 / (mib / seconds):.0f} s), peak RSS {peak:.0f} MiB")
 
 if __name__ == "__main__":
     main()
