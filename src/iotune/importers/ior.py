@@ -112,8 +112,8 @@ def import_ior(store, paths: list[Path], study_name: str, platform: dict | None 
     elif study.space_hash != space.hash:
         raise IotuneError(f"study {study_name!r} holds runs with other parameters or levels than these IOR "
                           "files; import them into a new --study")
-    existing = {(t.config_key, t.extra.get("ior_began"), t.command, t.extra.get("source"))
-                for t in store.trials(study=study_name)}
+    existing = {(key, extra.get("ior_began"), command, extra.get("source"))
+                for key, command, extra in store.trial_sources(study.id)}
     next_repeat: dict[str, int] = {}
     for config_key, repeat in store.trial_states(study.id):
         next_repeat[config_key] = max(next_repeat.get(config_key, 0), repeat + 1)

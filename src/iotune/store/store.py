@@ -575,6 +575,16 @@ class Store:
             )
             return {(r.config_key, r.repeat): r.state for r in conn.execute(query)}
 
+    def trial_sources(self, study_id: int) -> list[tuple[str, str | None, dict]]:
+        """(config_key, command, extra) of every trial in the study, without phases: what an importer needs to
+        know which runs it stored already."""
+        with self._read() as conn:
+            study_id = self._study_id(conn, study_id)
+            query = sa.select(trials.c.config_key, trials.c.command, trials.c.extra_json).where(
+                trials.c.study_id == study_id
+            )
+            return [(r.config_key, r.command, queries.loads(r.extra_json, {}) or {}) for r in conn.execute(query)]
+
     def running_trials(self, study_id: int) -> list[int]:
         """Ids of trials left RUNNING (by a campaign that died); re-run them with start_trial."""
         with self._read() as conn:
