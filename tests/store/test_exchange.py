@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import socket
 
@@ -129,7 +130,8 @@ def test_export_one_study(store, tmp_path):
     document = json.loads((tmp_path / "b.json").read_text())
     assert [s["name"] for s in document["studies"]] == ["b"]
     store.export(tmp_path / "b.csv", "csv", study="b")
-    assert {line.split(",")[0] for line in (tmp_path / "b.csv").read_text().splitlines()[1:]} == {"b"}
+    with open(tmp_path / "b.csv", newline="") as handle:
+        assert {row["study"] for row in csv.DictReader(handle)} == {"b"}
 
 
 def test_merge_renumbers_conflicting_repeats(open_store, tmp_path):

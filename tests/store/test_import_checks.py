@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import csv
 import json
 import math
 from pathlib import Path
@@ -145,15 +146,16 @@ def test_csv_row_is_named_and_nothing_is_kept(tmp_path):
     _good_export(tmp_path)
     with Store(tmp_path / "source.db") as store:
         store.export(tmp_path / "rows.csv", "csv")
-    lines = (tmp_path / "rows.csv").read_text().splitlines()
-    header = lines[0].split(",")
-    index = max(i for i, line in enumerate(lines) if ",COMPLETE," in line)
-    cells = lines[index].split(",")
-    cells[header.index("seconds")] = "-5"
-    lines[index] = ",".join(cells)
-    (tmp_path / "bad.csv").write_text("\n".join(lines) + "\n")
+    with open(tmp_path / "rows.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    index = max(i for i, row in enumerate(rows) if row["state"] == "COMPLETE")
+    rows[index]["seconds"] = "-5"
+    with open(tmp_path / "bad.csv", "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
     with Store(tmp_path / "target.db") as store:
-        with pytest.raises(StoreError, match=rf"row {index + 1} .*seconds"):
+        with pytest.raises(StoreError, match=rf"row {index + 2} .*seconds"):
             store.import_file(tmp_path / "bad.csv")
         assert store.trials() == []
 

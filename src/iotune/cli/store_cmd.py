@@ -65,9 +65,9 @@ def import_(path: Path = typer.Argument(..., help="An iotune export (JSON, CSV o
     if study is not None and loaded is None:
         raise IotuneError("--study names the study of a compact CSV and needs --spec (the spec it was measured "
                           "with); a full export carries its own study names")
-    with Store(db) as store:
-        report = store.import_file(path, spec=loaded, study=study)
     terminal = Terminal()
+    with Store(db) as store, terminal.progress(f"importing {path.name}", None) as bar:
+        report = store.import_file(path, spec=loaded, study=study, progress=_advancer(bar))
     for name, sets in report.settings.items():
         for kind, label in (("hints", "MPI-IO hints"), ("env", "environment variables")):
             if sets[kind]:
@@ -80,6 +80,19 @@ def import_(path: Path = typer.Argument(..., help="An iotune export (JSON, CSV o
                           f"`iotune run` and campaigns refuse it unless you allow it (--allow-env {refused[0]} or "
                           f"{ALLOW_VARIABLE}={refused[0]}) after checking what it does")
     Terminal().success(f"imported {path}: {report.summary()}")
+
+
+def _advancer(bar):
+    """A ``progress(done, total)`` callback that moves ``bar``."""
+    shown = 0
+
+    def progress(done: int, total: int) -> None:
+        nonlocal shown
+        bar.set_total(total)
+        bar.advance(steps=done - shown)
+        shown = done
+
+    return progress
 
 
 def _shown(text: str) -> str:
@@ -96,7 +109,8 @@ def import_ior(paths: list[Path] = typer.Argument(..., help="IOR -O summaryForma
     from iotune.importers.ior import import_ior as run_import
     from iotune.store import Store
 
-    with Store(db) as store:
-        report = run_import(store, paths, study)
-    Terminal().success(f"{report.runs} IOR tests: {report.trials_added} trials added to study {report.study!r}, "
+    terminal = Terminal()
+    with Store(db) as store, terminal.progress("importing IOR repetitions", None) as bar:
+        report = run_import(store, paths, study, progress=_advancer(bar))
+    terminal.success(f"{report.runs} IOR tests: {report.trials_added} trials added to study {report.study!r}, "
                        f"{report.trials_duplicate} already there")

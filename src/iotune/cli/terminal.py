@@ -106,8 +106,8 @@ class _RichProgress:
     def __init__(self, bar: Progress, task) -> None:
         self.bar, self.task = bar, task
 
-    def advance(self, status: str = "") -> None:
-        self.bar.update(self.task, advance=1, status=status)
+    def advance(self, status: str = "", steps: int = 1) -> None:
+        self.bar.update(self.task, advance=steps, status=status)
 
     def set_total(self, total: int | None) -> None:
         self.bar.update(self.task, total=total)
@@ -122,9 +122,9 @@ class _PlainProgress:
         if total != self.total:
             self.total, self.step = total, max(1, (total or 10) // 10)
 
-    def advance(self, status: str = "") -> None:
-        self.done += 1
-        if self.done % self.step == 0 or self.done == self.total:
+    def advance(self, status: str = "", steps: int = 1) -> None:
+        before, self.done = self.done, self.done + steps
+        if self.done // self.step > before // self.step or self.done == self.total:
             of = f"/{self.total}" if self.total else ""
             self.terminal.info(f"{self.description}: {self.done}{of} {status}".rstrip())
 

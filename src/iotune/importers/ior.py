@@ -88,8 +88,16 @@ def space_for(runs: list[IorRun], name: str) -> Space:
                            source="IOR import")
 
 
-def import_ior(store, paths: list[Path], study_name: str, platform: dict | None = None) -> IorImport:
-    """Store every repetition of every IOR test in ``paths`` as a COMPLETE trial of ``study_name``."""
+BATCH = 2000
+"""Trials stored per commit: a killed import keeps whole batches, and a re-run skips what they hold."""
+
+
+def import_ior(store, paths: list[Path], study_name: str, platform: dict | None = None,
+               progress=None) -> IorImport:
+    """Store every repetition of every IOR test in ``paths`` as a COMPLETE trial of ``study_name``.
+
+    ``progress(done, total)``, when given, is called after each batch of trials is committed.
+    """
     if not paths:
         raise IotuneError("no IOR JSON files given")
     runs = [run for path in paths for run in read_ior_runs(path)]
@@ -104,26 +112,40 @@ def import_ior(store, paths: list[Path], study_name: str, platform: dict | None 
     elif study.space_hash != space.hash:
         raise IotuneError(f"study {study_name!r} holds runs with other parameters or levels than these IOR "
                           "files; import them into a new --study")
-    existing = {(t.config_key, t.extra.get("ior_began"), t.command, t.extra.get("source"))
-                for t in store.trials(study=study_name)}
-    states = store.trial_states(study.id)
+    existing = {(key, extra.get("ior_began"), command, extra.get("source"))
+                for key, command, extra in store.trial_sources(study.id)}
+    next_repeat: dict[str, int] = {}
+    for config_key, repeat in store.trial_states(study.id):
+        next_repeat[config_key] = max(next_repeat.get(config_key, 0), repeat + 1)
     platform_id = store.register_platform(platform) if platform else None
+    total = sum(len(run.measurements) for run in runs)
     added = duplicate = 0
+    batch: list[tuple] = []
+
+    def commit() -> None:
+        store.add_trials(study.id, batch)
+        batch.clear()
+        if progress is not None:
+            progress(added + duplicate, total)
+
     for run in runs:
         values = {field: getattr(run.spec, field) for field, _ in _FIELDS}
         values.update({p.name: run.hints.get(p.name, UNSET) for p in space.system_parameters})
         configuration = space.configuration(values)
+        config, benchmark = configuration.to_dict(), run.spec.to_dict()
         for measurement in run.measurements:
             identity = (configuration.key, measurement.extra.get("ior_began"), measurement.command,
                         measurement.extra.get("source"))
             if identity in existing:
                 duplicate += 1
                 continue
-            repeat = next(r for r in range(len(states) + 1) if (configuration.key, r) not in states)
-            trial_id = store.start_trial(study.id, configuration.to_dict(), configuration.key,
-                                         configuration.workload_key, repeat, platform_id, run.spec.to_dict())
-            store.finish_trial(trial_id, measurement)
-            states[(configuration.key, repeat)] = "COMPLETE"
+            repeat = next_repeat.get(configuration.key, 0)
+            next_repeat[configuration.key] = repeat + 1
+            batch.append((config, configuration.key, configuration.workload_key, repeat, platform_id, benchmark,
+                          measurement))
             existing.add(identity)
             added += 1
+            if len(batch) >= BATCH:
+                commit()
+    commit()
     return IorImport(study_name, len(runs), added, duplicate)

@@ -168,6 +168,36 @@ def dump_estimator(estimator) -> bytes:
     return buffer.getvalue()
 
 
+def _load_arrays(data: bytes) -> dict[str, np.ndarray]:
+    """The arrays of ``arrays.npz``, its sizes bounded before anything is inflated or allocated.
+
+    The npz is a zip of its own: a few megabytes can inflate to gigabytes, and a
+    ``.npy`` header can declare a shape far larger than its data (numpy
+    allocates the shape before reading).  Each member's declared size counts
+    against :data:`_MAX_BYTES` (zipfile never inflates past it), and its header's
+    shape must fit in that size.
+    """
+    arrays = {}
+    with zipfile.ZipFile(io.BytesIO(data)) as npz:
+        members = npz.infolist()
+        if sum(info.file_size for info in members) > _MAX_BYTES:
+            raise LearningError("the stored model is too large (its arrays inflate past "
+                                f"{_MAX_BYTES // 2**20} MiB)")
+        for info in members:
+            if not info.filename.endswith(".npy"):
+                _bad(f"array file {info.filename!r}")
+            with npz.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                read_header = np.lib.format.read_array_header_2_0 if version >= (2, 0) else \
+                    np.lib.format.read_array_header_1_0
+                shape, _, dtype = read_header(member)
+                if dtype.hasobject or int(np.prod(shape, dtype=object)) * dtype.itemsize > info.file_size:
+                    _bad(f"array {info.filename!r} declares more data than it holds")
+            with npz.open(info) as member:
+                arrays[info.filename[:-4]] = np.lib.format.read_array(member, allow_pickle=False)
+    return arrays
+
+
 def load_estimator(blob: bytes):
     """The estimator ``dump_estimator`` wrote; LearningError, in one line, for anything else."""
     if not isinstance(blob, (bytes, bytearray)) or len(blob) > _MAX_BYTES:
@@ -180,8 +210,7 @@ def load_estimator(blob: bytes):
             if sum(info.file_size for info in archive.infolist()) > _MAX_BYTES:
                 raise LearningError("the stored model is too large")
             document = json.loads(archive.read("model.json"))
-            with np.load(io.BytesIO(archive.read("arrays.npz")), allow_pickle=False) as npz:
-                arrays = {key: npz[key] for key in npz.files}
+            arrays = _load_arrays(archive.read("arrays.npz"))
     except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError, RecursionError) as exc:
         raise LearningError(f"the stored model is not in iotune's model format ({type(exc).__name__})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:

@@ -16,6 +16,7 @@ nothing of it is kept.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -30,7 +31,7 @@ from iotune.spec.mapping import hint_key, hint_value
 from iotune.store import flat, queries
 from iotune.store import import_checks as checks
 from iotune.store.records import ImportReport
-from iotune.store.schema import platforms, studies, trials
+from iotune.store.schema import measurements, platforms, studies, trials
 
 FORMATS = ("json", "csv", "parquet")
 FORMAT_NAME = "iotune-export"
@@ -71,6 +72,7 @@ def export_document(conn: sa.Connection, study_id: int | None, source: dict) -> 
                 "description": row.description,
                 "space_hash": row.space_hash,
                 "space_yaml": row.space_yaml,
+                "spec_yaml": row.spec_yaml,
                 "settings": queries.loads(row.settings_json, {}),
                 "origin": row.origin,
                 "trials": by_study.get(row.id, []),
@@ -138,6 +140,22 @@ def write_rows(path: str | os.PathLike, fmt: str, rows: list[dict]) -> None:
     _atomic_write(path, lambda tmp: flat.write_rows(tmp, fmt, rows))
 
 
+def export_rows(conn: sa.Connection, study_id: int | None) -> list[dict]:
+    """The flat rows of an export: ``queries.flat_rows`` with each study's own columns (space, spec, settings,
+    description) filled on its first row, so the file imports back as a study that can be used."""
+    rows = queries.flat_rows(conn, study_id)
+    meta = {row.name: row for row in conn.execute(sa.select(studies))}
+    seen = set()
+    for row in rows:
+        study = meta[row["study"]] if row["study"] not in seen else None
+        seen.add(row["study"])
+        row["study_space_yaml"] = study.space_yaml if study is not None else None
+        row["study_spec_yaml"] = study.spec_yaml if study is not None else None
+        row["study_settings"] = study.settings_json if study is not None else None
+        row["study_description"] = study.description if study is not None else None
+    return rows
+
+
 # import
 
 MAX_IMPORT_BYTES = 512 * 2**20
@@ -159,21 +177,25 @@ def read_document(path: str | os.PathLike, spec=None, study: str | None = None) 
             raise StoreError(f"{path} is {info.st_size} bytes, more than the {MAX_IMPORT_BYTES} an import reads; "
                              "export one study at a time (iotune export --study NAME)")
         with open(path, "rb") as handle:
-            data = handle.read(MAX_IMPORT_BYTES + 1)
+            head = handle.read(4096)
+            if head.startswith(b"PAR1"):
+                return flat.rows_document(*flat.read_parquet(path), path, spec=spec, study=study)
+            if head.lstrip()[:1] != b"{":
+                handle.seek(0)
+                text = io.TextIOWrapper(_Bounded(handle, path), encoding="utf-8", newline="")
+                return flat.rows_document(*flat.read_csv(text, path), path, spec=spec, study=study)
+            data = head + handle.read(MAX_IMPORT_BYTES + 1 - len(head))
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > MAX_IMPORT_BYTES:
         raise StoreError(f"{path} is more than the {MAX_IMPORT_BYTES} bytes an import reads")
-    if data.startswith(b"PAR1"):
-        return flat.rows_document(flat.read_parquet(path), path, spec=spec, study=study)
-    if data.lstrip()[:1] != b"{":
-        return flat.rows_document(flat.read_csv(data, path), path, spec=spec, study=study)
     try:
         document = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise StoreError(f"{path} is not valid JSON (truncated or corrupt?): {exc}") from None
     except RecursionError:
         raise StoreError(f"{path} nests JSON too deeply to be an iotune export") from None
+    del data
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
         raise StoreError(f"{path} is JSON but not an iotune export (no \"format\": \"{FORMAT_NAME}\")")
     version = document.get("version")
@@ -185,23 +207,60 @@ def read_document(path: str | os.PathLike, spec=None, study: str | None = None) 
     return document
 
 
-def apply_document(conn: sa.Connection, document: dict, path: str) -> ImportReport:
+class _Bounded(io.RawIOBase):
+    """A binary file read through, that fails once more than MAX_IMPORT_BYTES were read (the file may grow)."""
+
+    def __init__(self, handle, path: Path):
+        self._handle, self._path, self._read = handle, path, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        count = self._handle.readinto(buffer)
+        self._read += count or 0
+        if self._read > MAX_IMPORT_BYTES:
+            raise StoreError(f"{self._path} is more than the {MAX_IMPORT_BYTES} bytes an import reads")
+        return count
+
+
+def apply_document(conn: sa.Connection, document: dict, path: str, progress=None) -> ImportReport:
     """Merge an export document into the database inside the caller's transaction, every field checked.
 
     The first malformed record raises one StoreError line naming it, and the
-    caller's rollback leaves the database as it was.
+    caller's rollback leaves the database as it was.  ``progress(done, total)``,
+    when given, is called as trials are stored.
     """
-    return _Import(conn, path).apply(document)
+    return _Import(conn, path, progress).apply(document)
+
+
+class _Target:
+    """A local study that imported trials go into: its space, and its id, made on first use."""
+
+    def __init__(self, space, make):
+        self.space = space
+        self._make = make
+        self._id = None
+
+    def id(self) -> int:
+        if self._id is None:
+            self._id = self._make()
+        return self._id
 
 
 class _Import:
     """One import: where the records go, what has been seen, where the first bad record was."""
 
-    def __init__(self, conn: sa.Connection, path: str):
+    def __init__(self, conn: sa.Connection, path: str, progress=None):
         self.conn = conn
         self.path = path
         self.report = ImportReport()
         self.where = ""
+        self.progress = progress
+        self.pending: list[tuple] = []
+        self.seen: set[str] = set()
+        self.repeats: dict[int, dict[str, set[int]]] = {}
+        self.done = self.total = 0
 
     def fail(self, message: str) -> StoreError:
         return StoreError(f"{self.path}: {self.where + ': ' if self.where else ''}{message}")
@@ -234,25 +293,33 @@ class _Import:
         studies_list = document.get("studies")
         if studies_list is None:
             raise checks.BadRecord("the export has no \"studies\" list")
+        self.total = sum(len(study.get("trials") or []) for study in _items(studies_list, "studies")
+                         if isinstance(study.get("trials"), list))
         for index, study in enumerate(_items(studies_list, "studies")):
             self.where = f"study #{index + 1}"
             label = checks.name(study.get("name"), "study name")
             self.where = f"study {label!r}"
             space = checks.study_space(study, self.where)
-            study_id, space = self._target_study(study, space, host, provenance)
-            for number, trial in enumerate(_items(study.get("trials") or [], "trials"), start=1):
+            target = self._target_study(study, space, host, provenance)
+            study_trials = _items(study.get("trials") or [], "trials")
+            if not study_trials:
+                target.id()
+            for number, trial in enumerate(study_trials, start=1):
                 row = trial.get("_row")
                 uid = trial.get("uid")
                 self.where = (f"study {label!r}, " + (f"row {row}" if row else f"trial #{number}")
                               + (f" (uid {uid})" if isinstance(uid, str) and len(uid) <= 40 else ""))
-                self._trial(study_id, trial, space, platform_ids, provenance)
+                self._trial(target, trial, platform_ids, provenance)
+        self.where = ""
+        self.flush()
         return self.report
 
-    def _target_study(self, study: dict, space, host: str, provenance: str):
+    def _target_study(self, study: dict, space, host: str, provenance: str) -> _Target:
         """The local study the file's study goes into: same name and space merges, else ``name@host``.
 
-        Returns its id and the space its configurations are checked against (the
-        local one when merging).
+        A new study is created when its first trial is added (or at once when the
+        file's study has no trials), so a file whose trials are all there already
+        adds no empty studies.
         """
         name = study["name"]
         space_hash = checks.name(study.get("space_hash"), "space_hash", limit=128)
@@ -272,21 +339,31 @@ class _Import:
                 self.report.studies_merged += 1
                 local = _local_space(row)
                 self._note_settings(candidate, local if local is not None else space, settings)
-                return row.id, local if local is not None else space
-            self.report.studies_added += 1
+                return _Target(local if local is not None else space, lambda study_id=row.id: study_id)
+            if space is None:
+                raise checks.BadRecord("the file does not carry the study's space (an export of an older iotune, or "
+                                       "flat rows without the study_space_yaml column), and no local study "
+                                       f"{candidate!r} has it: export it again with this iotune, or as JSON")
             self._note_settings(candidate, space, settings)
-            study_id = queries.insert_study(
-                self.conn,
-                name=candidate,
-                space_yaml=str(study.get("space_yaml") or ""),
-                space_hash=space_hash,
-                settings=settings,
-                description=description,
-                created_at=created_at,
-                origin=provenance if not origin else f"{provenance} <- {origin}",
-                spec_yaml=spec_yaml,
-            )
-            return study_id, space
+
+            def create(candidate=candidate) -> int:
+                again = queries.study_by_name(self.conn, candidate)
+                if again is not None and again.space_hash == space_hash:
+                    return again.id
+                self.report.studies_added += 1
+                return queries.insert_study(
+                    self.conn,
+                    name=candidate,
+                    space_yaml=str(study.get("space_yaml") or ""),
+                    space_hash=space_hash,
+                    settings=settings,
+                    description=description,
+                    created_at=created_at,
+                    origin=provenance if not origin else f"{provenance} <- {origin}",
+                    spec_yaml=spec_yaml,
+                )
+
+            return _Target(space, create)
         raise checks.BadRecord(f"cannot find a free local name for study {name!r} from {host}")
 
     def _note_settings(self, study: str, space, settings: dict) -> None:
@@ -306,8 +383,8 @@ class _Import:
             for key, value in values.items():
                 _note(sets[kind].setdefault(str(key), []), str(value))
 
-    def _trial(self, study_id: int, trial: dict, space, platform_ids: dict, provenance: str) -> None:
-        conn, report = self.conn, self.report
+    def _trial(self, target: _Target, trial: dict, platform_ids: dict, provenance: str) -> None:
+        report, space = self.report, target.space
         state = trial.get("state")
         if state in checks.UNFINISHED_STATES:
             report.trials_skipped_running += 1
@@ -342,35 +419,76 @@ class _Import:
         }
         bench = checks.benchmark(trial.get("benchmark"), "benchmark")
         earlier = checks.text(trial.get("imported_from"), "imported_from")
-        if conn.execute(sa.select(trials.c.id).where(trials.c.uid == uid)).first() is not None:
+        if uid in self.seen:
             report.trials_duplicate += 1
             return
-        taken = conn.execute(
-            sa.select(trials.c.id).where(
-                trials.c.study_id == study_id, trials.c.config_key == config_key, trials.c.repeat == repeat
-            )
-        ).first()
-        if taken is not None:
-            repeat = queries.next_repeat(conn, study_id, config_key)
-            report.trials_conflicting += 1
-        trial_id = conn.execute(
-            trials.insert().values(
-                uid=uid,
-                study_id=study_id,
-                platform_id=platform_ids.get(platform),
-                config_key=config_key,
-                workload_key=workload_key,
-                config_json=queries.dumps(config, "configuration"),
-                repeat=repeat,
-                state=state,
-                benchmark_json=None if bench is None else queries.dumps(bench, "benchmark"),
-                imported_from=provenance if not earlier else f"{provenance} <- {earlier}",
-                **values,
-            )
-        ).inserted_primary_key[0]
-        queries.insert_phases(conn, trial_id, phases)
-        report.trials_added += 1
+        self.seen.add(uid)
+        self.pending.append((target, phases, dict(
+            uid=uid,
+            platform_id=platform_ids.get(platform),
+            config_key=config_key,
+            workload_key=workload_key,
+            config_json=queries.dumps(config, "configuration"),
+            repeat=repeat,
+            state=state,
+            benchmark_json=None if bench is None else queries.dumps(bench, "benchmark"),
+            imported_from=provenance if not earlier else f"{provenance} <- {earlier}",
+            **values,
+        )))
+        if len(self.pending) >= BATCH:
+            self.flush()
 
+    def flush(self) -> None:
+        """Store the checked trials waiting in ``pending``: duplicates skipped, taken repeats renumbered, then
+        one insert of the trials and one of their phases (a statement per trial made imports 10x slower)."""
+        conn, report, pending = self.conn, self.report, self.pending
+        self.pending = []
+        present = set()
+        uids = [row["uid"] for _, _, row in pending]
+        for start in range(0, len(uids), 500):
+            present.update(conn.execute(sa.select(trials.c.uid).where(trials.c.uid.in_(uids[start:start + 500]))
+                                        ).scalars())
+        rows, phases = [], {}
+        for target, measured, row in pending:
+            if row["uid"] in present:
+                report.trials_duplicate += 1
+                continue
+            row["study_id"] = study_id = target.id()
+            taken = self._taken(study_id).setdefault(row["config_key"], set())
+            if row["repeat"] in taken:
+                row["repeat"] = max(taken) + 1
+                report.trials_conflicting += 1
+            taken.add(row["repeat"])
+            rows.append(row)
+            phases[row["uid"]] = measured
+        if rows:
+            conn.execute(trials.insert(), rows)
+            values = []
+            added = list(phases)
+            for start in range(0, len(added), 500):
+                query = sa.select(trials.c.id, trials.c.uid).where(trials.c.uid.in_(added[start:start + 500]))
+                for trial_id, uid in conn.execute(query):
+                    values.extend(queries.phase_values(trial_id, phase) for phase in phases[uid])
+            if values:
+                conn.execute(measurements.insert(), values)
+        report.trials_added += len(rows)
+        self.done += len(pending)
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+    def _taken(self, study_id: int) -> dict[str, set[int]]:
+        """{config_key: repeats} of a local study, read once per import."""
+        if study_id not in self.repeats:
+            taken: dict[str, set[int]] = {}
+            query = sa.select(trials.c.config_key, trials.c.repeat).where(trials.c.study_id == study_id)
+            for config_key, repeat in self.conn.execute(query):
+                taken.setdefault(config_key, set()).add(repeat)
+            self.repeats[study_id] = taken
+        return self.repeats[study_id]
+
+
+BATCH = 2000
+"""Checked trials inserted per statement."""
 
 SHOWN_VALUES = 7
 """Values noted per hint or variable: the import summary shows six and says when there are more."""

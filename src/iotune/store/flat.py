@@ -1,21 +1,26 @@
 """The flat form of a store: ``Store.rows()`` as CSV or Parquet, and such a file read back.
 
-Importing flat rows regroups them into the JSON export's shape and loses what
-the rows do not carry: the study's space YAML, settings and description; each
-trial's command, requested hints, wall time, extra data, benchmark spec and
-finish time; platform details other than hostname, file system type, MPI and
-iotune versions.  CSV also loses value types: a configuration value that reads
-as a number or True/False comes back as one, an empty cell as None.  Parquet
-keeps the types.  In a file holding several studies, a parameter that is None
-in every trial of a study is taken to belong to another study and left out of
-that study's configurations.
+An export's rows carry each study's space, spec, settings and description in
+the ``study_*`` columns of the study's first row, so the file imports back as
+a study that ``results``, ``report`` and ``tune`` use, its values checked
+against that space. Importing flat rows regroups them into the JSON export's
+shape and loses what the rows do not carry: each trial's command, requested
+hints, wall time, extra data, benchmark spec and finish time; platform details
+other than hostname, file system type, MPI and iotune versions. CSV also loses
+value types: a configuration value that reads as a number or True/False comes
+back as one, an empty cell as None. Parquet keeps the types. In a file holding
+several studies, a parameter that is None in every trial of a study is taken
+to belong to another study and left out of that study's configurations.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO
 
 from iotune.errors import SpaceError, StoreError
 from iotune.store import queries
@@ -60,29 +65,49 @@ def _arrow_column(pa, values: list):
         return pa.array([None if v is None else str(v) for v in values], type=pa.string())
 
 
-def read_parquet(path: Path) -> list[dict]:
-    """The rows of a Parquet export, with their types."""
+def read_parquet(path: Path) -> tuple[list[str], Iterator[dict]]:
+    """The columns of a Parquet export and its rows, with their types, read a batch at a time."""
     pa, pq = _pyarrow()
     try:
-        return pq.read_table(path).to_pylist()
+        source = pq.ParquetFile(path)
+        columns = list(source.schema_arrow.names)
     except (pa.ArrowException, OSError) as exc:
         raise StoreError(f"{path} is not a readable Parquet file: {exc}") from None
 
+    def rows() -> Iterator[dict]:
+        try:
+            for batch in source.iter_batches(batch_size=4096):
+                yield from batch.to_pylist()
+        except (pa.ArrowException, OSError) as exc:
+            raise StoreError(f"{path} is not a readable Parquet file: {exc}") from None
 
-def read_csv(data: bytes, path: Path) -> list[dict]:
-    """The rows of a CSV export, with numbers and booleans read back; StoreError if it is not one."""
+    return columns, rows()
+
+
+def read_csv(handle: IO[str], path: Path) -> tuple[list[str], Iterator[dict]]:
+    """The columns of a CSV export (text ``handle`` opened with ``newline=""``) and its rows, read one at a
+    time, with numbers and booleans read back; StoreError if it is not one.
+
+    The header is checked before any row is read, so a file that is not an export is refused at once.
+    """
     try:
-        reader = csv.DictReader(data.decode("utf-8").splitlines())
-        if not reader.fieldnames or "trial_uid" not in reader.fieldnames:
-            raise StoreError(f"{path} is not an iotune export (JSON, or CSV/Parquet rows with a trial_uid column)")
-        rows = []
-        for number, row in enumerate(reader, start=2):
-            if None in row:
-                raise StoreError(f"{path}: row {number} has more cells than the header")
-            rows.append(_parse_csv_row(row))
-        return rows
+        reader = csv.DictReader(handle)
+        columns = reader.fieldnames
     except (UnicodeDecodeError, csv.Error) as exc:
         raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None
+    if not columns or "trial_uid" not in columns:
+        raise StoreError(f"{path} is not an iotune export (JSON, or CSV/Parquet rows with a trial_uid column)")
+
+    def rows() -> Iterator[dict]:
+        try:
+            for number, row in enumerate(reader, start=2):
+                if None in row:
+                    raise StoreError(f"{path}: row {number} has more cells than the header")
+                yield _parse_csv_row(row)
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None
+
+    return list(columns), rows()
 
 
 def _parse_csv_row(row: dict) -> dict:
@@ -121,7 +146,7 @@ FULL_COLUMNS = ("study", "trial_uid", "config_key", "state")
 """Columns that make flat rows a whole export; without study, config_key and state they are the compact form."""
 
 
-def rows_document(rows: list[dict], path: Path, spec=None, study: str | None = None) -> dict:
+def rows_document(columns: list[str], rows: Iterable[dict], path: Path, spec=None, study: str | None = None) -> dict:
     """The flat rows regrouped into the JSON export's platforms, studies, trials and measurements.
 
     Each trial remembers the file row it starts on (``_row``, as a spreadsheet
@@ -130,7 +155,7 @@ def rows_document(rows: list[dict], path: Path, spec=None, study: str | None = N
     measured with; they become COMPLETE trials of study ``study`` (default: the
     spec's name).
     """
-    columns = set(rows[0]) if rows else set(FULL_COLUMNS)
+    columns = set(columns)
     compact = not {"study", "config_key", "state"} <= columns
     if compact and spec is None:
         absent = ", ".join(c for c in FULL_COLUMNS if c not in columns)
@@ -140,7 +165,7 @@ def rows_document(rows: list[dict], path: Path, spec=None, study: str | None = N
     if not compact and (spec is not None or study is not None):
         raise StoreError(f"{path} holds whole exported rows (study, config_key, state); import it without --spec "
                          "and --study")
-    host = next((r.get("hostname") for r in rows if r.get("hostname")), None) or "unknown"
+    host = None
     platform_docs: dict[str, dict] = {}
     study_docs: dict[str, dict] = {}
     trial_docs: dict[tuple[str, str], dict] = {}
@@ -149,11 +174,14 @@ def rows_document(rows: list[dict], path: Path, spec=None, study: str | None = N
     try:
         for number, row in enumerate(rows, start=first_row):
             study_name = (study or spec.name) if compact else row["study"]
+            host = host or row.get("hostname")
             if not isinstance(study_name, str):
                 raise StoreError(f"{path}: row {number}: study must be text, got {study_name!r}")
             doc = study_docs.get(study_name)
             if doc is None:
                 doc = study_docs[study_name] = _study_doc(study_name, row, spec if compact else None)
+            if not compact:
+                _study_columns(doc, row)
             used = cfg_used.setdefault(study_name, set())
             used.update(k for k, v in row.items() if k.startswith("cfg.") and v is not None)
             key = (study_name, row["trial_uid"])
@@ -172,7 +200,7 @@ def rows_document(rows: list[dict], path: Path, spec=None, study: str | None = N
         for trial in doc["trials"]:
             trial["config"] = {k: v for k, v in trial["config"].items() if f"cfg.{k}" in cfg_used[name]}
     return {
-        "source": {"host": host, "db": None},
+        "source": {"host": host or "unknown", "db": None},
         "platforms": list(platform_docs.values()),
         "studies": list(study_docs.values()),
     }
@@ -185,6 +213,25 @@ def _study_doc(name: str, row: dict, spec) -> dict:
     return {"name": name, "space_hash": spec.space.hash, "space_yaml": spec.space.to_yaml(),
             "spec_yaml": spec.to_yaml(), "settings": {"source": "compact csv"},
             "description": spec.space.description or "", "trials": []}
+
+
+STUDY_COLUMNS = {"study_space_yaml": "space_yaml", "study_spec_yaml": "spec_yaml", "study_settings": "settings",
+                 "study_description": "description"}
+"""The study's own columns of an export, filled on the study's first row only."""
+
+
+def _study_columns(doc: dict, row: dict) -> None:
+    """Take the study's space, spec, settings and description from the row that carries them."""
+    for column, key in STUDY_COLUMNS.items():
+        value = row.get(column)
+        if value is None or doc.get(key):
+            continue
+        if key == "settings":
+            try:
+                value = json.loads(value) if isinstance(value, str) else value
+            except ValueError:
+                raise StoreError(f"{column} of study {doc['name']!r} is not JSON") from None
+        doc[key] = value
 
 
 def _trial_doc(row: dict, number: int, platform_docs: dict, spec, path: Path) -> dict:

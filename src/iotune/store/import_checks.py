@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -46,6 +47,9 @@ MAX_SECONDS = 1e9
 MAX_REPEAT = 1_000_000
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 class BadRecord(ValueError):
     """One field of an imported record is not acceptable; the message says which and why."""
 
@@ -58,7 +62,7 @@ def text(value: Any, what: str, *, limit: int = MAX_TEXT, optional: bool = True,
         raise BadRecord(f"{what} must be text, got {_show(value)}")
     if len(value) > limit:
         raise BadRecord(f"{what} is {len(value)} characters long, more than {limit}")
-    if "\x00" in value or (line and any(ord(c) < 32 or ord(c) == 127 for c in value)):
+    if "\x00" in value or (line and _CONTROL.search(value)):
         raise BadRecord(f"{what} {_show(value)} holds control characters")
     return value
 

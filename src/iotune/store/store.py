@@ -334,6 +334,42 @@ class Store:
             conn.execute(trials.update().where(trials.c.id == trial_id).values(**values, heartbeat_at=None))
             queries.insert_phases(conn, trial_id, measurement.phases)
 
+    def add_trials(self, study_id: int, finished: list[tuple]) -> None:
+        """Store already measured trials in one commit, so an import killed midway leaves whole trials only.
+
+        Each item is ``(config, config_key, workload_key, repeat, platform_id,
+        benchmark, measurement)``; the (configuration, repeat) pairs must be free.
+        """
+        now = queries.now()
+        rows, phases = [], {}
+        for config, config_key, workload_key, repeat, platform_id, benchmark, measurement in finished:
+            measurement = _impossible_as_failed(measurement)
+            uid = queries.new_uid()
+            phases[uid] = measurement.phases
+            rows.append(dict(
+                study_id=study_id, config_key=config_key, repeat=repeat, workload_key=workload_key,
+                config_json=queries.dumps(config, "configuration"), platform_id=platform_id,
+                benchmark_json=None if benchmark is None else queries.dumps(benchmark, "benchmark"),
+                state=measurement.status, uid=uid, started_at=now, finished_at=now,
+                error=measurement.error, runner=measurement.runner, command=measurement.command,
+                hints_requested_json=queries.dumps(measurement.hints_requested, "hints requested"),
+                hints_in_effect_json=queries.dumps(measurement.hints_in_effect, "hints in effect"),
+                read_cache_mode=measurement.read_cache_mode, wall_seconds=measurement.wall_seconds,
+                extra_json=queries.dumps(measurement.extra, "measurement extra"),
+            ))
+        if not rows:
+            return
+        with self._write() as conn:
+            conn.execute(trials.insert(), rows)  # one executemany: a row at a time is 10x slower
+            uids = list(phases)
+            values = []
+            for start in range(0, len(uids), 500):
+                chunk = uids[start:start + 500]
+                for trial_id, uid in conn.execute(sa.select(trials.c.id, trials.c.uid).where(trials.c.uid.in_(chunk))):
+                    values.extend(queries.phase_values(trial_id, phase) for phase in phases[uid])
+            if values:
+                conn.execute(measurements.insert(), values)
+
     def mark_invalid(self, study_id: int, config: dict, config_key: str, workload_key: str, reason: str) -> int:
         """Record that a configuration cannot exist, so it is never proposed again; return the trial id.
 
@@ -539,6 +575,16 @@ class Store:
             )
             return {(r.config_key, r.repeat): r.state for r in conn.execute(query)}
 
+    def trial_sources(self, study_id: int) -> list[tuple[str, str | None, dict]]:
+        """(config_key, command, extra) of every trial in the study, without phases: what an importer needs to
+        know which runs it stored already."""
+        with self._read() as conn:
+            study_id = self._study_id(conn, study_id)
+            query = sa.select(trials.c.config_key, trials.c.command, trials.c.extra_json).where(
+                trials.c.study_id == study_id
+            )
+            return [(r.config_key, r.command, queries.loads(r.extra_json, {}) or {}) for r in conn.execute(query)]
+
     def running_trials(self, study_id: int) -> list[int]:
         """Ids of trials left RUNNING (by a campaign that died); re-run them with start_trial."""
         with self._read() as conn:
@@ -617,17 +663,19 @@ class Store:
                 document = exchange.export_document(conn, study_id, self._source())
                 exchange.write_json(path, document)
             else:
-                exchange.write_rows(path, fmt, queries.flat_rows(conn, study_id))
+                exchange.write_rows(path, fmt, exchange.export_rows(conn, study_id))
 
-    def import_file(self, path: str | os.PathLike, spec=None, study: str | None = None) -> ImportReport:
+    def import_file(self, path: str | os.PathLike, spec=None, study: str | None = None,
+                    progress=None) -> ImportReport:
         """Merge an export (JSON, or the flat CSV/Parquet rows) into this store, all or nothing.
 
         ``spec`` (a :class:`~iotune.spec.CampaignSpec`) and ``study`` read a compact CSV (rows without
         study, config_key and state, as ``data/ground_truth/*.csv``) as measurements of that spec.
+        ``progress(done, total)``, when given, is called as trials are stored.
         """
         document = exchange.read_document(path, spec=spec, study=study)
         with self._write() as conn:
-            return exchange.apply_document(conn, document, os.path.abspath(path))
+            return exchange.apply_document(conn, document, os.path.abspath(path), progress)
 
     def _source(self) -> dict:
         database = self._engine.url.database if self.backend == "sqlite" else masked(self.url)
