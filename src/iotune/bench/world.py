@@ -48,6 +48,7 @@ from iotune.bench.ownership import current_owner, remove_stale
 from iotune.errors import BenchError, MpiNotFoundError
 from iotune.owner import local_pid, owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec, Measurement
+from iotune.shield import shielded
 
 STARTUP_TIMEOUT = 60.0
 CONTROLLER_ENV = "IOTUNE_CONTROLLER_OWNER"
@@ -250,7 +251,8 @@ class WorkerWorld:
         """Start mpiexec and wait for rank 0's hello (raises BenchError on failure)."""
         self.close()
         remove_stale(Path(tempfile.gettempdir()), WORLD_PREFIX)  # of controllers that died here (SIGKILL)
-        self._st["dir"] = Path(tempfile.mkdtemp(prefix=WORLD_PREFIX + current_owner().tag))
+        with shielded():  # a signal between mkdtemp and the assignment would leave the directory
+            self._st["dir"] = Path(tempfile.mkdtemp(prefix=WORLD_PREFIX + current_owner().tag))
         address = str(self._dir / "control.sock")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(address)
@@ -261,7 +263,7 @@ class WorkerWorld:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
         launcher = self.mpiexec if self.nodes > 1 else local_launcher(self.mpiexec)
         command = [launcher, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
-        with open(self._dir / "stderr.txt", "wb") as errors:
+        with open(self._dir / "stderr.txt", "wb") as errors, shielded():  # else a signal could orphan mpiexec
             self._st["proc"] = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors, env=env, start_new_session=True
             )
@@ -385,6 +387,11 @@ class WorkerWorld:
     @staticmethod
     def _cleanup(state: dict) -> None:
         """Kill mpiexec, its proxies and the ranks, close the socket, remove the directory and MPI's files."""
+        with shielded():
+            WorkerWorld._cleanup_now(state)
+
+    @staticmethod
+    def _cleanup_now(state: dict) -> None:
         proc, sock, directory = state["proc"], state["sock"], state["dir"]
         if sock is not None:
             sock.close()

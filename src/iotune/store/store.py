@@ -29,6 +29,7 @@ from iotune.records import Measurement
 from iotune.errors import SpaceError, StoreError
 from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import exchange, model_rows, queries
+from iotune.shield import shielded
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
 from iotune.store.records import TRIAL_STATES, ImportReport, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import ensure_schema, measurements, models, platforms, studies, trials
@@ -94,7 +95,8 @@ class Store:
         """Release every connection; the store cannot be used afterwards."""
         if not self._closed:
             self._closed = True
-            self._engine.dispose()
+            with shielded():
+                self._engine.dispose()
 
     @property
     def backend(self) -> str:
@@ -106,7 +108,10 @@ class Store:
         if self._closed:
             raise StoreError(f"store {masked(self.url)} is closed")
         try:
-            with self._engine.connect() as conn:
+            # A signal inside SQLAlchemy's begin, commit or connection return, or between the generator's yield
+            # and the caller's `with` body, left a connection holding the write lock while the KeyboardInterrupt
+            # travelled up (iotune.shield): the whole transaction is one shielded section.
+            with shielded(), self._engine.connect() as conn:
                 if write:
                     conn.execution_options(**{WRITE: True})
                 with conn.begin():
