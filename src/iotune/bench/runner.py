@@ -13,7 +13,7 @@ from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
 from iotune.bench.ownership import current_owner, remove_stale
-from iotune.bench.world import WorkerWorld, find_mpiexec
+from iotune.bench.world import WorkerWorld, WorldSetupError, find_mpiexec
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import MpiNotFoundError
 from iotune.shield import shielded
@@ -21,7 +21,11 @@ from iotune.units import format_size
 
 
 class Runner(Protocol):
-    """Executes one trial and reports it; a failed trial is a FAILED Measurement, never an exception."""
+    """Executes one trial and reports it; a failed trial is a FAILED Measurement, never an exception.
+
+    The exception is a fault of this process's setup that no trial can get past (a BenchError such as
+    :class:`~iotune.bench.world.WorldSetupError`): raised, it stops the campaign and leaves the trial queued.
+    """
 
     name: str
 
@@ -188,6 +192,8 @@ class BuiltinRunner:
             else:
                 try:
                     measurement = self._world_for(spec).run(spec, trial_dir, self.cache_mode)
+                except WorldSetupError:
+                    raise  # no trial can run here: the campaign stops and the trial stays queued
                 except Exception as exc:  # noqa: BLE001 - a trial failure is reported, never raised
                     self._close_world()
                     measurement = Measurement.failed(f"{type(exc).__name__}: {exc}".replace("\n", " "))
