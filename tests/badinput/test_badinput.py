@@ -144,6 +144,9 @@ def _run(cases, root: Path, sources: dict) -> dict:
         directory.mkdir()
         for name, recipe in case.files.items():
             (directory / name).parent.mkdir(parents=True, exist_ok=True)
+            if recipe == ("fifo",):
+                os.mkfifo(directory / name)
+                continue
             (directory / name).write_bytes(_content(recipe, sources))
         before[case.id] = (directory, _digests(directory))
         listing.append({"id": case.id, "dir": str(directory), "argv": case.argv, "timeout": CASE_TIMEOUT})

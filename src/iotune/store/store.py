@@ -639,8 +639,12 @@ class Store:
         return {"host": socket.gethostname(), "db": database}
 
 
+INT64_MAX = 2**63 - 1
+
+
 def _impossible_as_failed(measurement: Measurement) -> Measurement:
-    """A COMPLETE measurement with a time or size that cannot be (NaN, infinite, negative) as a FAILED one saying
+    """A COMPLETE measurement with a time or size that cannot be (NaN, infinite, negative, a phase of 0 s, a count
+    past 64 bits) as a FAILED one saying
     which, so that a broken runner's output is recorded as its failure instead of winning or breaking the store."""
     if measurement.status != "COMPLETE":
         return measurement
@@ -650,9 +654,15 @@ def _impossible_as_failed(measurement: Measurement) -> Measurement:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 continue  # missing or not a number: the schema refuses it, and the whole commit with it
             if not math.isfinite(value) or value < 0:
-                return dataclasses.replace(measurement, status="FAILED", phases=[], error=(
-                    f"the runner reported {phase.phase} {name} = {value!r}, not a finite number >= 0; "
-                    "the measurement is not kept"))
+                why = "not a finite number >= 0"
+            elif name == "seconds" and value == 0:
+                why = "no time (a bandwidth would divide by it)"
+            elif isinstance(value, int) and value > INT64_MAX:
+                why = "more than a 64-bit integer holds"
+            else:
+                continue
+            return dataclasses.replace(measurement, status="FAILED", phases=[], error=(
+                f"the runner reported {phase.phase} {name} = {value!r}, {why}; the measurement is not kept"))
     return measurement
 
 
