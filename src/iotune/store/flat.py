@@ -79,7 +79,11 @@ def read_csv(data: bytes, path: Path) -> list[dict]:
         for number, row in enumerate(reader, start=2):
             if None in row:
                 raise StoreError(f"{path}: row {number} has more cells than the header")
+            if None in row.values():
+                raise StoreError(f"{path}: row {number} has fewer cells than the header (the file was cut short?)")
             rows.append(_parse_csv_row(row))
+        if rows and not data.endswith(b"\n"):
+            raise StoreError(f"{path} does not end with a line break: it was cut short")
         return rows
     except (UnicodeDecodeError, csv.Error) as exc:
         raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None

@@ -61,22 +61,15 @@ def _number(row: dict, column: str, kind, source: str):
 
 
 def _phases(group: list[dict], source: str) -> list[PhaseResult]:
-    """The recorded phases of one trial, each checked as an imported phase is (names, bytes, times > 0), once."""
-    phases = []
-    for row in group:
-        data = {"phase": row["phase"], **{column: _number(row, column, kind, source) for column, kind in
-                                          (("bytes", int), ("seconds", float), ("open_seconds", float),
-                                           ("transfer_seconds", float), ("close_seconds", float), ("ops", int))}}
-        try:
-            phases.append(import_checks.phase(data, source))
-        except import_checks.BadRecord as error:
-            raise ReplayError(str(error)) from None
-    names = [p.phase for p in phases]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise ReplayError(f"{source}: phase {repeated[0]} appears {names.count(repeated[0])} times; a trial "
-                          "records each phase once (rows repeated?)")
-    return phases
+    """The recorded phases of one trial, checked as an imported trial's are (names, bytes, times > 0, each once)."""
+    rows = [{"phase": row["phase"], **{column: _number(row, column, kind, source) for column, kind in
+                                       (("bytes", int), ("seconds", float), ("open_seconds", float),
+                                        ("transfer_seconds", float), ("close_seconds", float), ("ops", int))}}
+            for row in group]
+    try:
+        return import_checks.phases(rows, source)
+    except import_checks.BadRecord as error:
+        raise ReplayError(str(error)) from None
 
 
 class ReplayTable:
