@@ -94,6 +94,8 @@ REPLAY_TABLES = [  # replay tables that poisoned later commands (issue 22, item 
 ]
 
 SPECS = [
+    spec("hint-injects-hints", with_param("{name: cb_nodes, type: categorical, levels: ['1:striping_factor=8'], "
+                                          "role: system, layer: mpiio}"), "cb_nodes"),
     Case("spec-dev-zero", ["space", "validate", "/dev/zero"], {}, "is a device"),
     Case("spec-fifo", ["space", "validate", "s.yaml"], {"s.yaml": ("fifo",)}, "nothing writes"),
     spec("not-utf8", b"name: \xff\xfe bad\nparameters: []\n", "UTF-8"),
