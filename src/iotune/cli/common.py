@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shlex
 import tempfile
 from pathlib import Path
 
@@ -10,6 +11,12 @@ from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
 
 RUNNERS = ("builtin", "ior", "replay:TABLE.csv")
+
+
+def results_command(study: str, db: str | None = None) -> str:
+    """``iotune results --study S [--db DB]`` as a line to paste into a shell: every value quoted."""
+    words = ["iotune", "results", "--study", study] + (["--db", str(db)] if db else [])
+    return shlex.join(words)
 
 
 def default_scratch() -> Path:
