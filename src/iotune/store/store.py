@@ -602,7 +602,8 @@ class Store:
             row = model_rows.latest(conn, study_id, name)
         if row is None:
             which = f"no model {name!r}" if name is not None else "no model"
-            raise StoreError(f"{which} in study {study!r}; train one with `iotune train --study {shlex.quote(str(study))}`")
+            raise StoreError(f"{which} in study {study!r}; train one with "
+                             f"`iotune train --study {shlex.quote(str(study))}`")
         return model_rows.record(row), bytes(row.blob), row.format
 
     def list_models(self, study: str | int | None = None) -> list[ModelRecord]:
