@@ -223,6 +223,9 @@ SPECS = [
     spec("show-2pow100-empty", huge_space(2, 100, "p0 + p1 > 100"), "assignments", command="show"),
     spec("bench-full-huge", huge_space(10, 30, "p0 > 0") + "campaign: {sampler: full}\n", "assignments",
          command="bench"),
+    spec("bench-random-nothing-meets",
+         huge_space(10, 30, "p0 > 100") + "campaign: {sampler: random, budget: 5}\n",
+         "no configuration meeting its constraints", command="bench"),
     spec("validate-full-huge", huge_space(10, 30, "p0 > 0") + "campaign: {sampler: full}\n", "assignments"),
 ]
 
