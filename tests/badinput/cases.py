@@ -449,6 +449,8 @@ OPTIONS = [
     Case("option-pricing-bad", ["recommend", "-s", "tuned", "-w", "transfer_size=4MiB",
                                 "--objective", "cost", "--pricing", "p.yaml", "--db", "t.db"],
          {"t.db": ("setup", "trained.db"), "p.yaml": "instances: [*x]\n"}),
+    Case("option-workload-100k-characters", ["recommend", "-s", "tuned", "-w", "a" * 100_000, "--db", "t.db"],
+         {"t.db": ("setup", "trained.db")}, "100,000 characters"),
     Case("option-workload-unknown-value", ["recommend", "-s", "tuned", "-w", "transfer_size=3MiB",
                                            "--db", "t.db"], {"t.db": ("setup", "trained.db")}),
     Case("option-replay-garbage", ["bench", "s.yaml", "--runner", "replay:t.csv", "--db", "s.db"],
