@@ -24,6 +24,7 @@ from iotune.learn.errors import LearningError
 
 FORMAT = "iotune-model-1"
 _MAX_BYTES = 512 * 2**20
+_MAX_ARRAY_BYTES = 256 * 2**20
 _UFUNCS = {"log": np.log, "exp": np.exp}
 
 
@@ -180,8 +181,14 @@ def load_estimator(blob: bytes):
             if sum(info.file_size for info in archive.infolist()) > _MAX_BYTES:
                 raise LearningError("the stored model is too large")
             document = json.loads(archive.read("model.json"))
-            with np.load(io.BytesIO(archive.read("arrays.npz")), allow_pickle=False) as npz:
+            inner = io.BytesIO(archive.read("arrays.npz"))
+            with zipfile.ZipFile(inner) as npz_archive:  # an npz is a zip too: its sizes are bounded before it inflates
+                if sum(info.file_size for info in npz_archive.infolist()) > _MAX_ARRAY_BYTES:
+                    raise LearningError("the stored model's arrays are too large")
+            with np.load(inner, allow_pickle=False) as npz:
                 arrays = {key: npz[key] for key in npz.files}
+    except LearningError:
+        raise
     except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError, RecursionError) as exc:
         raise LearningError(f"the stored model is not in iotune's model format ({type(exc).__name__})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
