@@ -20,7 +20,7 @@ import os
 import shlex
 import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, is_dataclass
 
 import sqlalchemy as sa
@@ -105,14 +105,15 @@ class Store:
         return self._engine.dialect.name
 
     @contextmanager
-    def _transaction(self, write: bool, failure: str = "store") -> Iterator[sa.Connection]:
+    def _transaction(self, write: bool, failure: str = "store", shield: bool = True) -> Iterator[sa.Connection]:
         if self._closed:
             raise StoreError(f"store {masked(self.url)} is closed")
         try:
             # A signal inside SQLAlchemy's begin, commit or connection return, or between the generator's yield
             # and the caller's `with` body, left a connection holding the write lock while the KeyboardInterrupt
-            # travelled up (iotune.shield): the whole transaction is one shielded section.
-            with shielded(), self._engine.connect() as conn:
+            # travelled up (iotune.shield): the whole transaction is one shielded section.  Not so an import or
+            # an export, which may take minutes: Ctrl-C must stop them at once (the process ends with the lock).
+            with shielded() if shield else nullcontext(), self._engine.connect() as conn:
                 if write:
                     conn.execution_options(**{WRITE: True})
                 with conn.begin():
@@ -618,7 +619,7 @@ class Store:
         """Write the store (or one study) to ``path``: "json" (everything but models), "csv" or "parquet" (flat rows)."""
         if fmt not in exchange.FORMATS:
             raise StoreError(f"unknown export format {fmt!r}; use one of {', '.join(exchange.FORMATS)}")
-        with self._read() as conn:
+        with self._transaction(write=False, shield=False) as conn:
             study_id = None if study is None else self._study_id(conn, study)
             if fmt == "json":
                 document = exchange.export_document(conn, study_id, self._source())
@@ -633,7 +634,7 @@ class Store:
         study, config_key and state, as ``data/ground_truth/*.csv``) as measurements of that spec.
         """
         document = exchange.read_document(path, spec=spec, study=study)
-        with self._write() as conn:
+        with self._transaction(write=True, shield=False) as conn:
             return exchange.apply_document(conn, document, os.path.abspath(path))
 
     def _source(self) -> dict:
