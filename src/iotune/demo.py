@@ -139,7 +139,7 @@ def verdict(outcome: DemoOutcome) -> list[str]:
     lines.append(f"The truth, measured at the end ({len(truth)} configurations, {repeats} run(s) each): the fastest "
                  f"is {_settings(best.config, system)} at {best.mean_time:.3f} s, the slowest "
                  f"{_settings(truth[-1].config, system)} at {truth[-1].mean_time:.3f} s "
-                 f"({_percent(truth[-1].mean_time / best.mean_time - 1)} slower).")
+                 f"({_slower(truth[-1].mean_time / best.mean_time)}).")
     default = outcome.measured(outcome.default)
     tuned = outcome.tuned
     if outcome.tuned_pick is None:
@@ -176,7 +176,7 @@ def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
     if rank == 1:
         return f"it measured fastest of all {total} at the end"
     slower = measured.mean_time / best.mean_time - 1
-    text = f"it measured {rank} of {total} at the end, {_percent(slower)} slower than the fastest"
+    text = f"it measured {rank} of {total} at the end, {_slower(slower + 1)} than the fastest"
     noise = _relative_error(measured, best)
     if noise is None:
         return text + " (one run each: the noise is unknown)"
@@ -214,6 +214,12 @@ def _noise(stats: list[ConfigurationStats]) -> float | None:
     pairs = [(s.std_time / s.mean_time, s.n - 1) for s in stats if s.n > 1 and s.mean_time > 0]
     dof = sum(d for _, d in pairs)
     return math.sqrt(sum(cv * cv * d for cv, d in pairs) / dof) if dof else None
+
+
+def _slower(ratio: float) -> str:
+    """How much slower a time ``ratio`` times another is: ``"12% slower"``, or ``"24.7x slower"`` from twice on
+    (a percentage in the thousands is hard to read)."""
+    return f"{ratio:.3g}x slower" if ratio >= 2 else f"{_percent(ratio - 1)} slower"
 
 
 def _percent(fraction: float) -> str:

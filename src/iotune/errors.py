@@ -32,3 +32,45 @@ class MpiNotFoundError(BenchError):
 
 class ScratchError(BenchError, OSError):
     """The scratch directory cannot be used."""
+
+
+# Every other IotuneError subclass lives beside the code that raises it; each is reachable here too
+# (``iotune.errors.StudyError``), loaded with its module on first use so that this module stays at the
+# bottom of the layers and imports nothing.  tests/test_errors_module.py checks that none is missing.
+_ELSEWHERE = {
+    "ApplyError": "iotune.apply.user_settings",
+    "CostError": "iotune.recommend.cost",
+    "DeadlineError": "iotune.analytic.cache_model",
+    "ExpressionError": "iotune.space.expressions",
+    "FieldError": "iotune.space.parameter",
+    "IorInputError": "iotune.importers.ior_checks",
+    "LearningError": "iotune.learn.errors",
+    "ModelError": "iotune.analytic.errors",
+    "PredictorError": "iotune.learn.errors",
+    "PricingError": "iotune.pricing",
+    "RecommendError": "iotune.recommend.recommender",
+    "ReplayError": "iotune.study.replay",
+    "SamplerError": "iotune.samplers.base",
+    "ScreeningError": "iotune.screening.errors",
+    "SlurmError": "iotune.study.slurm",
+    "StudyError": "iotune.study.study",
+    "TestbedError": "iotune.testbed.errors",
+    "TestbedUnsupportedError": "iotune.testbed.errors",
+    "TransferError": "iotune.transfer.errors",
+    "TuneError": "iotune.study.tune",
+    "UnsafeEnvironmentError": "iotune.spec.environment",
+    "VariabilityError": "iotune.variability.errors",
+    "WorkloadError": "iotune.workload",
+}
+
+__all__ = sorted(["IotuneError", "SpaceError", "UnitError", "StoreError", "BenchError", "MpiNotFoundError",
+                  "ScratchError", *_ELSEWHERE])
+
+
+def __getattr__(name: str):
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'iotune.errors' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(module), name)

@@ -112,7 +112,7 @@ class Workload:
         warnings = list(described.pop("warnings", []))
         if interface not in BENCHMARK_API:
             raise WorkloadError(f"interface must be one of {', '.join(INTERFACES)}, got {interface!r}")
-        api = BENCHMARK_API[interface]
+        api = described.pop("api", None) or BENCHMARK_API[interface]  # HDF5 without its MPI-IO driver: POSIX
         if transfer_size < 1:
             warnings.append("no request size could be read: the benchmark uses 1-byte transfers, which only "
                             "approximate this workload")

@@ -7,8 +7,9 @@ files.  The generated logs cover what none of the real fixture logs shows:
 DFS and DAOS data, a shared file whose records were not reduced to rank -1,
 STDIO carrying most bytes, console-only, import-only, tiny and many-file
 workloads, a shared record some ranks moved nothing to, a DXT-only partial
-flag, a format 3.21 module table and a log whose module data cannot be
-decompressed.
+flag, a format 3.21 module table, a log whose module data cannot be
+decompressed, and HDF5 over POSIX from Python (h5py without MPI-IO, whose
+bytes are mostly the interpreter reading h5py's compiled modules).
 
 Format 3.41 logs are written by darshan-util itself (``libdarshan-util.so``
 of the ``darshan`` wheel, through cffi): ``darshan_log_create``,
@@ -43,7 +44,7 @@ MODULE_ID_341 = {"POSIX": 1, "MPI-IO": 2, "H5F": 3, "H5D": 4, "PNETCDF_FILE": 5,
 MODULE_ID_321 = {"POSIX": 1, "MPI-IO": 2, "H5F": 3, "H5D": 4, "PNETCDF": 5, "LUSTRE": 7, "STDIO": 8,
                  "DXT_POSIX": 9, "DXT_MPIIO": 10, "HEATMAP": 14}
 # Record format versions darshan-util 3.5.0 reads without translation (DARSHAN_<MOD>_VER).
-MODULE_VERSION = {"POSIX": 4, "MPI-IO": 3, "STDIO": 2, "DFS": 1, "DAOS": 1}
+MODULE_VERSION = {"POSIX": 4, "MPI-IO": 3, "STDIO": 2, "DFS": 1, "DAOS": 1, "H5F": 3, "H5D": 2}
 MAGIC = 6567223
 START = 1_700_000_000  # job start time (s since the epoch); every job runs 60 s
 
@@ -62,6 +63,7 @@ class Record:
     rank: int
     counters: dict[str, int] = field(default_factory=dict)
     fcounters: dict[str, float] = field(default_factory=dict)
+    file: str | None = None  # H5D only: the name of the file the dataset is in (its record id follows the rank)
 
 
 @dataclass
@@ -80,7 +82,7 @@ def _layout(module: str) -> tuple[list[str], list[str], int]:
     from darshan.backend.cffi_backend import counter_names, fcounter_names, ffi
 
     struct_name = {"POSIX": "posix_file", "MPI-IO": "mpiio_file", "STDIO": "stdio_file", "DFS": "dfs_file",
-                   "DAOS": "daos_object"}[module]
+                   "DAOS": "daos_object", "H5F": "hdf5_file", "H5D": "hdf5_dataset"}[module]
     return counter_names(module), fcounter_names(module), ffi.sizeof(f"struct darshan_{struct_name}")
 
 
@@ -91,6 +93,8 @@ def pack_record(record: Record) -> bytes:
     if unknown:
         raise ValueError(f"{record.module} has no counter(s) {sorted(unknown)}")
     data = struct.pack("<Qq", record_id(record.name), record.rank)
+    if record.module == "H5D":
+        data += struct.pack("<Q", record_id(record.file))
     data += struct.pack(f"<{len(names)}q", *(record.counters.get(n, 0) for n in names))
     data += struct.pack(f"<{len(fnames)}d", *(record.fcounters.get(n, 0.0) for n in fnames))
     return data + bytes(size - len(data))
@@ -327,6 +331,30 @@ def dxt_partial() -> Log:
                partial=("DXT_POSIX",))
 
 
+def h5py_posix() -> Log:
+    """Two ranks of a Python program, each writing its own HDF5 file with h5py (no MPI-IO driver): 1000 one-byte
+    dataset writes; HDF5 writes them and its metadata with POSIX.  Both ranks read h5py's compiled modules and
+    its bundled libhdf5 (2.6 MB, reduced to rank -1 records): 99.5% of the POSIX bytes are the interpreter's."""
+    venv = "/home/user/venv/lib/python3.11/site-packages"
+    records = [_reduced_posix(f"{venv}/h5py/_objects.cpython-311-x86_64-linux-gnu.so", [650 * KIB] * 2, request=96),
+               _reduced_posix(f"{venv}/h5py.libs/libhdf5-1f5e6b8a.so.310.4.0", [620 * KIB] * 2, request=96),
+               _reduced_posix(f"{venv}/h5py/__pycache__/__init__.cpython-311.pyc", [12 * KIB] * 2, request=96)]
+    for record in records:  # read, not written: move the byte counts over
+        counters = record.counters
+        counters["POSIX_BYTES_READ"], counters["POSIX_READS"] = counters.pop("POSIX_BYTES_WRITTEN"), \
+            counters.pop("POSIX_WRITES")
+    for rank in range(2):
+        name = f"/scratch/h5/out.{rank}.h5"
+        records.append(_posix(name, rank, written=6 * KIB, request=512))
+        records.append(Record("H5F", name, rank, {"H5F_OPENS": 1}))
+        records.append(Record("H5D", f"{name}:/x", rank,
+                              {"H5D_OPENS": 1, "H5D_WRITES": 1000, "H5D_BYTES_WRITTEN": 1000,
+                               "H5D_ACCESS1_ACCESS": 1, "H5D_ACCESS1_COUNT": 1000, "H5D_SIZE_WRITE_AGG_0_100": 1000,
+                               "H5D_DATASPACE_NDIMS": 1, "H5D_DATASPACE_NPOINTS": 1000, "H5D_DATATYPE_SIZE": 1},
+                              {"H5D_F_WRITE_TIME": 0.02}, file=name))
+    return Log(2, "python3 /home/user/h5app.py", records + [_stdio("<STDOUT>", 0, written=64, calls=2)])
+
+
 def format_321_stdio_partial() -> Log:
     """Format 3.21: 2 ranks write 8 MiB each to own files (POSIX); STDIO flagged partial (slot 8 in 3.21)."""
     return Log(2, "./writer-old 8m", [_posix(f"/scratch/o/out.{rank}", rank, written=8 * MIB) for rank in range(2)]
@@ -337,7 +365,7 @@ LOGS_341 = {"gen-dfs-ior-4procs": dfs_ior, "gen-daos-arrays-2procs": daos_arrays
             "gen-shared-unreduced-32procs": shared_unreduced, "gen-stdio-dominant-8procs": stdio_dominant,
             "gen-console-only": console_only, "gen-import-only": import_only, "gen-tiny-2procs": tiny,
             "gen-many-files-4procs": many_files, "gen-shared-some-idle-8procs": shared_some_idle,
-            "gen-dxt-partial-2procs": dxt_partial}
+            "gen-dxt-partial-2procs": dxt_partial, "gen-h5py-posix-2procs": h5py_posix}
 LOGS_321 = {"gen-format-321-stdio-partial": format_321_stdio_partial}
 CORRUPT = "gen-corrupt-module"
 

@@ -116,3 +116,38 @@ def test_cli_profile(capsys, tmp_path):
     shutil.copy(LOGS / "empty.darshan", tmp_path / "e.darshan")
     assert main(["profile", str(tmp_path / "e.darshan")]) == 2
     assert "no instrumentation data" in capsys.readouterr().err
+
+
+def test_hdf5_over_posix_from_python_is_profiled_by_its_datasets_not_the_interpreters_reads(profile):
+    """Issue 19, item 8: h5py without MPI-IO, 2 ranks, 1000 one-byte dataset writes each to its own file, while
+    both ranks read 2.5 MiB of h5py's compiled modules (99.5% of the POSIX bytes)."""
+    w = profile("gen-h5py-posix-2procs")
+    assert (w.interface, w.api, w.transfer_size, w.operation) == ("HDF5", "POSIX", 1, "write")
+    assert (w.processes, w.file_per_process, w.bytes_read, w.bytes_written) == (2, True, 0, 2000)
+    assert w.io_seconds == pytest.approx(0.02)
+    assert any("3 file(s) of the program's runtime" in n for n in w.notes)
+    assert any(n.startswith("HDF5 over POSIX") for n in w.notes)
+    assert w.to_benchmark_spec().api == "POSIX"
+
+
+@pytest.mark.parametrize("name, runtime", [
+    ("/home/u/venv/lib/python3.11/site-packages/h5py/_objects.cpython-311-x86_64-linux-gnu.so", True),
+    ("/home/u/venv/lib/python3.11/site-packages/h5py.libs/libhdf5-1f5e6b8a.so.310.4.0", True),
+    ("/usr/lib/python3.11/json/__init__.py", True),
+    ("/usr/lib/x86_64-linux-gnu/libz.so.1", True),
+    ("/opt/conda/lib/python3.11/os.py", True),
+    ("/etc/ld.so.cache", True),
+    ("/scratch/h5/out.0.h5", False),
+    ("/home/u/run/checkpoint.dat", False),
+    ("/lustre/proj/solver_output.so_far", False),
+])
+def test_runtime_files_are_told_from_data(name, runtime):
+    from iotune.profile.darshan_layers import is_runtime
+
+    assert is_runtime(name) is runtime
+
+
+def test_logs_whose_only_files_are_the_runtime_are_still_profiled_and_called_pointless(profile):
+    w = profile("gen-import-only")
+    assert any(x.startswith("import only") for x in w.warnings)
+    assert not any("file(s) of the program's runtime" in n for n in w.notes)

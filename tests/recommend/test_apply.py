@@ -56,6 +56,7 @@ def test_cli_bad_input_is_one_line(tmp_path):
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == \
         [f"error: no study named 'nope' in sqlite:///{tmp_path / 'x.db'}"] or "nope" in result.stderr
     result = run_iotune("recommend", "--study", "s", "--workload", "junk", cwd=tmp_path)
-    assert "error: --workload: 'junk' is not name=value pairs" in result.stderr and "Traceback" not in result.stderr
+    assert "error: --workload: 'junk' is not a workload: use name=value,name=value" in result.stderr
+    assert "Traceback" not in result.stderr
     result = run_iotune("recommend", "--study", "s", "--workload", "a=1", cwd=tmp_path)
     assert "error: --workload: unknown workload field 'a'" in result.stderr

@@ -97,23 +97,40 @@ def _untested(space, values, tested: set[str], model, rng: random.Random):
     return None, ""
 
 
-def _runs_of(store, study: str, command: str | None, values: dict) -> list:
-    """COMPLETE runs of ``command`` recorded under ``study`` (in ``<study>-runs``) for this workload."""
+def _runs_of(store, study: str, command: str | None, values: dict, measure: str | None) -> list:
+    """COMPLETE runs of ``command`` recorded under ``study`` (in ``<study>-runs``) for this workload, measured as
+    ``measure`` (:func:`iotune.apply.command.measure_key`; any when None)."""
+    from iotune.apply.command import measure_of
+
     if command is None or store.get_study(f"{study}-runs") is None:
         return []
     return [t for t in store.trials(study=f"{study}-runs", state="COMPLETE")
-            if t.command == command and _matches(t.config, values)]
+            if t.command == command and _matches(t.config, values)
+            and (measure is None or measure_of(t.extra) == measure)]
+
+
+def _measure_words(measure: str | None) -> str:
+    if measure is None or measure == "wall time":
+        return "mean wall time {:.4g} s"
+    if measure == "darshan io time":
+        return "mean I/O time (Darshan) {:.4g} s"
+    if measure.startswith("metric maximized"):
+        return "mean of 1/metric {:.4g}"
+    return "mean metric {:.4g}"
 
 
 def choose_configuration(store, study: str, space, workload: dict | None = None, processes: int | None = None,
-                         explore: float = 0.0, seed: int | None = None, command: str | None = None) -> Choice:
+                         explore: float = 0.0, seed: int | None = None, command: str | None = None,
+                         measure: str | None = None) -> Choice:
     """The configuration to run ``workload`` with: the application's own runs, else the study's measurements,
     its model or the defaults (paper 001's optimization engine, Fig. 2).
 
     Runs recorded by ``iotune run`` (study ``<study>-runs``) time whole
     applications: once the same ``command`` has run under two or more
-    configurations, the one with the shortest mean wall time wins, so every
-    run teaches the next.  They never mix with the benchmark's I/O times.
+    configurations, the one with the best mean wins, so every run teaches the
+    next; only runs measured as ``measure`` are compared (wall time, Darshan's
+    I/O time or one metric: :func:`iotune.apply.command.measure_key`).  They
+    never mix with the benchmark's I/O times.
     """
     if not 0.0 <= explore <= 1.0:
         raise IotuneError(f"--explore must be a probability between 0 and 1, got {explore}")
@@ -121,7 +138,7 @@ def choose_configuration(store, study: str, space, workload: dict | None = None,
     trials = [t for t in store.trials(study=study) if t.runner != "command" and _matches(t.config, values)]
     model = _model(store, study)
     rng = random.Random(seed)
-    runs = _runs_of(store, study, command, values)
+    runs = _runs_of(store, study, command, values, measure)
     if explore and rng.random() < explore:
         tested = {t.config_key for t in trials + runs if t.state in ("COMPLETE", "INVALID")}
         configuration, what = _untested(space, values, tested, model, rng)
@@ -131,8 +148,8 @@ def choose_configuration(store, study: str, space, workload: dict | None = None,
     if len(ran) >= 2:
         fastest = min(ran, key=lambda s: s.mean_time)
         return Choice(space.configuration(fastest.config), "runs",
-                      f"fastest of the {len(ran)} configurations this command ran with: mean wall time "
-                      f"{fastest.mean_time:.4g} s over {fastest.n} run(s)", notes)
+                      f"best of the {len(ran)} configurations this command ran with: "
+                      + _measure_words(measure).format(fastest.mean_time) + f" over {fastest.n} run(s)", notes)
     bests = [b for b in best_per_workload(space, trials) if _matches(b.best.config, values)]
     if bests:
         best = min(bests, key=lambda b: b.best.mean_time)

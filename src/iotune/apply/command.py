@@ -3,10 +3,17 @@
 The tuning module of paper 001 applies the chosen hints before the
 application's MPI-IO calls, transparently; here they reach the command through
 every channel an MPI library or IOR reads (:func:`iotune.apply.settings.apply_settings`).
-The monitoring module times the run: when the run leaves a Darshan log
-(``DARSHAN_LOGFILE``, or the newest log written during the run in
-``DARSHAN_LOGPATH``), the I/O time of its slowest process and the bytes it
-moved, else the command's wall time.
+The monitoring module times the run by what it can see of its I/O, in this order:
+
+1. the application's own figure of merit (``--metric REGEX``, :mod:`iotune.apply.metric`);
+2. the I/O time of its slowest process and the bytes it moved, from the Darshan
+   log the run left: Darshan is loaded with ``--darshan LIB`` (put in
+   ``LD_PRELOAD``) or already in the environment's ``LD_PRELOAD``; unless the
+   user set ``DARSHAN_LOGFILE`` or ``DARSHAN_LOGPATH``, each run's log goes to a
+   directory of its own (``DARSHAN_LOGPATH``), read with pydarshan and removed;
+3. else the command's wall time, which includes start-up and computation, and
+   is labelled ``wall time`` wherever it is shown (:mod:`iotune.apply.launch`
+   measures the start-up it includes).
 
 :class:`CommandRunner` is a runner like the benchmark's (``run(spec, scratch)
 -> Measurement``; a failure is a FAILED measurement, never an exception), so
@@ -18,10 +25,13 @@ applied, its benchmark fields are ignored.
 from __future__ import annotations
 
 import os
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,16 +39,26 @@ from pathlib import Path
 
 from iotune import __version__
 from iotune.apply.applied import Applied
+from iotune.apply.launch import StartUp, short_run_warning, start_up
+from iotune.apply.metric import Metric
 from iotune.apply.settings import apply_settings
+from iotune.errors import IotuneError
 from iotune.records import Measurement, PhaseResult
 from iotune.workload import WorkloadError
 
 RUNNER = "command"
 
 
+WALL = "wall time"
+DARSHAN = "darshan io time"
+METRIC = "metric"
+OUTPUT_KEPT = 1 << 20  # bytes of the command's output kept for --metric (its end)
+
+
 @dataclass
 class Execution:
-    """One run of a command: what was applied, its exit status, wall seconds, bytes moved (from Darshan)."""
+    """One run of a command: what was applied, its exit status, wall seconds, bytes moved (from Darshan), and
+    the figure of merit read from its output (``metric_value``, as printed) or why it could not be."""
 
     applied: Applied
     returncode: int
@@ -47,21 +67,38 @@ class Execution:
     io_seconds: float | None = None
     darshan_log: str | None = None
     warnings: list[str] = field(default_factory=list)
+    metric: Metric | None = None
+    metric_value: float | None = None
+    metric_error: str | None = None
+
+    @property
+    def source(self) -> str:
+        """What the run's stored seconds are: ``metric``, ``darshan io time`` or ``wall time``."""
+        if self.metric is not None:
+            return METRIC
+        return DARSHAN if self.io_seconds else WALL
 
     def measurement(self, command: list[str], extra: dict | None = None) -> Measurement:
-        """The run as a trial's outcome: one ``run`` phase of the I/O time Darshan measured (else the wall time);
-        FAILED on a non-zero exit."""
-        seconds = self.io_seconds if self.io_seconds else self.wall_seconds
+        """The run as a trial's outcome: one ``run`` phase of the metric (``1 / value`` when maximized), else the
+        I/O time Darshan measured, else the wall time; FAILED on a non-zero exit or a metric not found."""
+        source = self.source
+        if source == METRIC:
+            seconds = self.metric.seconds(self.metric_value) if self.metric_value is not None else 0.0
+        else:
+            seconds = self.io_seconds if source == DARSHAN else self.wall_seconds
         phase = PhaseResult("run", self.bytes, seconds, 0.0, seconds, 0.0, 0)
-        ok = self.returncode == 0
+        error = f"exit status {self.returncode}" if self.returncode != 0 else None
+        if error is None and source == METRIC and self.metric_value is None:
+            error = self.metric_error or "no metric in the output"
+        details = {"metric": {"pattern": self.metric.pattern, "direction": self.metric.direction,
+                              "value": self.metric_value}} if self.metric is not None else {}
         return Measurement(
-            status="COMPLETE" if ok else "FAILED", phases=[phase],
-            error=None if ok else f"exit status {self.returncode}", hints_requested=self.applied.hints,
+            status="COMPLETE" if error is None else "FAILED", phases=[phase] if error is None else [],
+            error=error, hints_requested=self.applied.hints,
             runner=RUNNER, command=shlex.join(command), wall_seconds=self.wall_seconds,
             extra={"iotune_version": __version__, "kept": self.applied.kept, "overridden": self.applied.overridden,
                    "darshan_log": self.darshan_log, "phase_bytes_source": "darshan" if self.bytes else "unknown",
-                   "phase_seconds_source": "darshan io time" if self.io_seconds else "wall time",
-                   "python": sys.executable, **(extra or {})})
+                   "phase_seconds_source": source, **details, "python": sys.executable, **(extra or {})})
 
 
 def darshan_log_of(environ: Mapping[str, str], started: float) -> Path | None:
@@ -75,12 +112,72 @@ def darshan_log_of(environ: Mapping[str, str], started: float) -> Path | None:
     return None
 
 
+def darshan_loaded(environ: Mapping[str, str]) -> bool:
+    """Whether the environment preloads a Darshan runtime library (``LD_PRELOAD`` names libdarshan)."""
+    return any("darshan" in Path(word).name for word in re.split(r"[\s:]+", environ.get("LD_PRELOAD", "")) if word)
+
+
+def with_darshan(environ: Mapping[str, str], library: str | None) -> dict[str, str]:
+    """``environ`` with the Darshan runtime ``library`` preloaded (first in ``LD_PRELOAD``); IotuneError when the
+    file is not there."""
+    environ = dict(environ)
+    if library is None:
+        return environ
+    if not Path(library).is_file():
+        raise IotuneError(f"--darshan {library}: no such file (give the path of libdarshan.so)")
+    preload = environ.get("LD_PRELOAD", "")
+    environ["LD_PRELOAD"] = f"{Path(library).resolve()}:{preload}" if preload else str(Path(library).resolve())
+    return environ
+
+
+def _tee(stream, fd: int, kept: list[bytes]) -> None:
+    """Copy ``stream`` to file descriptor ``fd`` as it comes, keeping its last :data:`OUTPUT_KEPT` bytes."""
+    size = 0
+    for chunk in iter(lambda: stream.read1(65536), b""):
+        os.write(fd, chunk)
+        kept.append(chunk)
+        size += len(chunk)
+        while size > OUTPUT_KEPT and len(kept) > 1:
+            size -= len(kept.pop(0))
+
+
+def _run(command: list[str], env: dict, timeout: float | None, out_fd: int | None, capture: bool) -> tuple[int, str]:
+    """Run ``command`` (stdout to ``out_fd``, or inherited when None); its exit status and, with ``capture``, the
+    end of its stdout and stderr (still passed through as they come)."""
+    if not capture:
+        try:
+            return subprocess.run(command, env=env, timeout=timeout, stdout=out_fd).returncode, ""
+        except subprocess.TimeoutExpired:
+            return -9, ""
+    outputs: list[list[bytes]] = [[], []]
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        threads = [threading.Thread(target=_tee, args=(process.stdout, 1 if out_fd is None else out_fd, outputs[0]),
+                                    daemon=True),
+                   threading.Thread(target=_tee, args=(process.stderr, 2, outputs[1]), daemon=True)]
+        for thread in threads:
+            thread.start()
+        try:
+            returncode = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            returncode = -9
+        for thread in threads:
+            thread.join(timeout=10)
+    text = b"".join(outputs[0]).decode("utf-8", "replace") + "\n" + b"".join(outputs[1]).decode("utf-8", "replace")
+    return returncode, text
+
+
 def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str, str], *,
             environ: Mapping[str, str] | None = None, override: bool = False,
             timeout: float | None = None, allow_env: Iterable[str] = (), where: str = "the configuration",
-            stdout_to_stderr: bool = False) -> Execution:
+            stdout_to_stderr: bool = False, metric: Metric | None = None,
+            log_dir: Path | None = None) -> Execution:
     """Apply ``hints`` and ``variables``, run ``command`` (stdin, stdout, stderr passed through; the command's
-    stdout to our stderr with ``stdout_to_stderr``, so that iotune's own stdout stays its report), time it.
+    stdout to our stderr with ``stdout_to_stderr``, so that iotune's own stdout stays its report), time it, and
+    read its ``metric`` from its output or its I/O time from the Darshan log it left (in a directory of its own
+    under ``log_dir``, the scratch directory that every node of the run sees, else the system's temporary one;
+    removed after reading).
 
     OSError when the command cannot be started; a timeout counts as a failed run (exit status -9).
     """
@@ -90,49 +187,119 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
     with tempfile.TemporaryDirectory(prefix="iotune-run-") as directory:
         applied = apply_settings(hints, variables, directory, environ=environ, override=override,
                                  allow_env=allow_env, where=where)
+        env = {**environ, **applied.env}
+        loaded = darshan_loaded(env)
+        own_logs = None
+        if loaded and not env.get("DARSHAN_LOGFILE") and not env.get("DARSHAN_LOGPATH"):
+            own_logs = tempfile.mkdtemp(prefix="iotune-darshan-", dir=log_dir or directory)
+            env["DARSHAN_LOGPATH"] = own_logs
         started, begin = time.time(), time.perf_counter()
-        try:
-            returncode = subprocess.run(command, env={**environ, **applied.env}, timeout=timeout,
-                                        stdout=2 if stdout_to_stderr else None).returncode  # fd 2
-        except subprocess.TimeoutExpired:
-            returncode = -9
+        returncode, output = _run(command, env, timeout, 2 if stdout_to_stderr else None, metric is not None)
         wall = time.perf_counter() - begin
-    execution = Execution(applied, returncode, wall)
-    log = darshan_log_of(environ, started)
-    if log is not None:
-        execution.darshan_log = str(log)
-        try:
-            profile = from_darshan(log)
-            execution.bytes = profile.bytes_read + profile.bytes_written
-            execution.io_seconds = profile.io_seconds
-        except WorkloadError as exc:
-            execution.warnings.append(f"Darshan log not used: {exc}")
+        execution = Execution(applied, returncode, wall, metric=metric)
+        if metric is not None and returncode == 0:
+            try:
+                execution.metric_value = metric.find(output)
+            except IotuneError as exc:
+                execution.metric_error = str(exc)
+        log = darshan_log_of(env, started)
+        if log is not None:
+            execution.darshan_log = str(log)
+            try:
+                profile = from_darshan(log)
+                execution.bytes = profile.bytes_read + profile.bytes_written
+                execution.io_seconds = profile.io_seconds
+            except WorkloadError as exc:
+                execution.warnings.append(f"Darshan log not used: {exc}")
+            if own_logs is not None:
+                execution.darshan_log = None  # removed below
+        elif loaded and returncode == 0:
+            execution.warnings.append("Darshan is preloaded but the run left no log (a program that does not call "
+                                      "MPI_Init needs DARSHAN_ENABLE_NONMPI=1): wall time measured instead")
+        if own_logs is not None:
+            shutil.rmtree(own_logs, ignore_errors=True)
     return execution
 
 
+def measure_key(source: str, metric: Metric | None = None) -> str:
+    """One name for what a run's seconds are, so that only runs measured alike are compared: ``wall time``,
+    ``darshan io time`` or ``metric <direction> <pattern>``."""
+    return f"{METRIC} {metric.direction} {metric.pattern}" if source == METRIC and metric is not None else source
+
+
+def measure_of(extra: dict | None) -> str:
+    """The :func:`measure_key` of a stored run (its ``extra``; older runs without one were timed by wall time)."""
+    extra = extra or {}
+    source = extra.get("phase_seconds_source") or WALL
+    details = extra.get("metric") or {}
+    if source == METRIC:
+        return f"{METRIC} {details.get('direction')} {details.get('pattern')}"
+    return source
+
+
+def objective_words(metric: Metric | None, darshan: bool) -> str:
+    """What a run's stored seconds are, in the words every command shows them with."""
+    if metric is not None:
+        return (f"the application's own figure, {metric.direction}: the last match of --metric {metric.pattern!r}"
+                + (" (stored as 1/value, lower is better)" if metric.maximize else " (in seconds)"))
+    if darshan:
+        return "I/O time from each run's Darshan log (wall time when a run leaves none)"
+    return "wall time of the whole command (start-up, computation and I/O)"
+
+
 class CommandRunner:
-    """Measures an application under each trial's hints and environment (a runner for ``iotune tune -- CMD``)."""
+    """Measures an application under each trial's hints and environment (a runner for ``iotune tune -- CMD``).
+
+    With neither a metric nor Darshan the objective is wall time: the command's start-up is measured once
+    (``startup``, cached in the scratch directory) and runs shorter than a few start-ups are counted
+    (``short_runs``).
+    """
 
     name = RUNNER
 
     def __init__(self, command: list[str], *, environ: Mapping[str, str] | None = None, override: bool = False,
-                 timeout: float | None = None, stdout_to_stderr: bool = True):
+                 timeout: float | None = None, stdout_to_stderr: bool = True, metric: Metric | None = None,
+                 darshan: str | None = None):
         self.command = list(command)
         self.stdout_to_stderr = stdout_to_stderr
-        self.environ = dict(os.environ if environ is None else environ)
+        self.environ = with_darshan(os.environ if environ is None else environ, darshan)
         self.override = override
         self.timeout = timeout
+        self.metric = metric
+        self.darshan = darshan_loaded(self.environ)
         self.warnings: list[str] = []
+        self.startup: StartUp | None = None
+        self.short_runs = 0
+        self.wall_runs = 0
+
+    @property
+    def wall_time(self) -> bool:
+        """Whether the objective is the command's wall time (no metric, no Darshan)."""
+        return self.metric is None and not self.darshan
+
+    def measure_startup(self, cache_dir: Path | None) -> StartUp | None:
+        """The command's start-up on this host (measured once, cached in ``cache_dir``)."""
+        if self.startup is None:
+            self.startup = start_up(self.command, cache_dir, self.environ)
+        return self.startup
 
     def run(self, spec, scratch: Path) -> Measurement:
         try:
             execution = execute(self.command, spec.hints, spec.env, environ=self.environ, override=self.override,
-                                timeout=self.timeout, stdout_to_stderr=self.stdout_to_stderr)
+                                timeout=self.timeout, stdout_to_stderr=self.stdout_to_stderr, metric=self.metric,
+                                log_dir=scratch)
         except OSError as exc:
             return Measurement.failed(f"cannot run {self.command[0]}: {exc.strerror or exc}", runner=RUNNER,
                                       command=shlex.join(self.command))
-        self.warnings += execution.warnings
-        return execution.measurement(self.command)
+        self.warnings += [w for w in execution.warnings if w not in self.warnings]
+        extra = {}
+        if execution.source == WALL:
+            startup = self.measure_startup(scratch)
+            self.wall_runs += 1
+            if startup is not None:
+                extra["startup_seconds"] = list(startup.seconds)
+                self.short_runs += short_run_warning(execution.wall_seconds, startup) is not None
+        return execution.measurement(self.command, extra)
 
     def close(self) -> None:
         pass

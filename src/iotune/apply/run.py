@@ -5,9 +5,10 @@ stdout and stderr passed through, and the monitoring module records the run
 in the companion study ``<study>-runs`` (same space; kept apart so that whole
 application runs never mix with the benchmark's I/O times in statistics and
 models): runner ``command``, one ``run`` phase whose seconds are the
-wall time of the whole command and whose bytes come from the Darshan log the
-run left (``DARSHAN_LOGFILE``, or the newest log in ``DARSHAN_LOGPATH``
-written during the run), else 0.  The exit status is returned unchanged.
+application's own metric (``--metric``), else the I/O time of the Darshan log
+the run left, else the wall time of the whole command, with what they are in
+``extra["phase_seconds_source"]`` (:mod:`iotune.apply.command`).  The exit
+status is returned unchanged.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from iotune.apply.applied import Applied
 from iotune.apply.choose import Choice, choose_configuration
-from iotune.apply.command import RUNNER, execute
+from iotune.apply.command import DARSHAN, RUNNER, WALL, darshan_loaded, execute, measure_key, with_darshan
 from iotune.errors import IotuneError
 from iotune.records import Measurement
 from iotune.space import Space
@@ -39,6 +40,9 @@ class RunResult:
     trial_id: int
     darshan_log: str | None = None
     warnings: list[str] = field(default_factory=list)
+    source: str = "wall time"
+    seconds: float | None = None
+    metric_value: float | None = None
 
 
 def launched_processes(command: list[str]) -> int | None:
@@ -73,13 +77,14 @@ def _next_repeat(store, study: str, config_key: str) -> int:
 
 def run_command(store, study: str, command: list[str], workload: dict | None = None, *, explore: float = 0.0,
                 seed: int | None = None, override: bool = False, environ: dict | None = None,
-                benchmark=None, allow_env: Iterable[str] = ()) -> RunResult:
+                benchmark=None, allow_env: Iterable[str] = (), metric=None, darshan: str | None = None) -> RunResult:
     """Choose, apply, run ``command`` and record it in ``study``; the command's exit status is in the result.
 
     ``workload`` holds the application's workload values (:mod:`iotune.workload`'s names); ``benchmark``
     (the workload's nearest IOR run, when known) is recorded with the run.  The study's ``env:`` parameters
     must be known safe or named in ``allow_env`` / ``IOTUNE_ALLOW_ENV`` (:mod:`iotune.spec.environment`);
-    otherwise nothing runs and nothing is recorded.
+    otherwise nothing runs and nothing is recorded.  ``metric`` (:class:`iotune.apply.metric.Metric`) and
+    ``darshan`` (a Darshan runtime library to preload) say how the run is measured.
     """
     if not command:
         raise IotuneError("no command to run: give it after --, e.g. iotune run -- mpiexec -n 4 ./app")
@@ -87,12 +92,14 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
     if record is None:
         raise IotuneError(f"no study named {study!r} in {store.url}")
     space = Space.from_text(record.space_yaml, source=f"study {record.name}")
-    environ = dict(os.environ if environ is None else environ)
+    environ = with_darshan(os.environ if environ is None else environ, darshan)
     where = f"study {record.name!r}"
     allowed = user_allowed(environ, allow_env)
     check_environment({p.env: "" for p in space.parameters if p.env and not hint_key(p)}, where, allowed)
     processes = launched_processes(command)
-    choice = choose_configuration(store, study, space, workload, processes, explore, seed, shlex.join(command))
+    measure = measure_key("metric" if metric is not None else DARSHAN if darshan_loaded(environ) else WALL, metric)
+    choice = choose_configuration(store, study, space, workload, processes, explore, seed, shlex.join(command),
+                                  measure)
     configuration = choice.configuration
     variables = check_environment(env_of(space, configuration), where, allowed)
     from iotune.bench.platform import platform_info
@@ -104,11 +111,14 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
                                  benchmark)
     try:
         execution = execute(command, hints_of(space, configuration), variables, environ=environ,
-                            override=override, allow_env=allow_env, where=where)
+                            override=override, allow_env=allow_env, where=where, metric=metric)
     except OSError as exc:
         store.finish_trial(trial_id, Measurement.failed(f"cannot run {command[0]}: {exc.strerror}",
                                                         runner=RUNNER, command=shlex.join(command)))
         raise IotuneError(f"cannot run {command[0]!r}: {exc.strerror}") from None
-    store.finish_trial(trial_id, execution.measurement(command, {"choice": choice.how, "reason": choice.reason}))
+    measurement = execution.measurement(command, {"choice": choice.how, "reason": choice.reason})
+    store.finish_trial(trial_id, measurement)
     return RunResult(choice, execution.applied, execution.returncode, execution.wall_seconds, execution.bytes,
-                     trial_id, execution.darshan_log, execution.warnings)
+                     trial_id, execution.darshan_log, execution.warnings + ([measurement.error] if (
+                         execution.returncode == 0 and measurement.error) else []),
+                     execution.source, measurement.io_seconds if measurement.phases else None, execution.metric_value)

@@ -8,11 +8,12 @@ from pathlib import Path
 import typer
 
 from iotune.cli.common import (
+    check_runnable_configurations,
     executor_job,
     prepare_scratch,
     results_command,
     run_campaign,
-    runner_and_storage,
+    warn_unknown_hints,
 )
 from iotune.cli.options import (
     DB,
@@ -28,6 +29,7 @@ from iotune.cli.options import (
     WORKERS,
 )
 from iotune.cli.terminal import Terminal
+from iotune.runners.registry import RUNNER_HELP
 
 SAMPLER_HELP = ("How configurations are chosen (default: the spec's, else full): full, random, lhs, screening, "
                 "pb-collect, pb-walk, nelder-mead, annealing, genetic, pso.")
@@ -46,7 +48,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
           samples: int = typer.Option(None, "--samples", hidden=True, help="Older name of --budget."),
           scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into (default: "
                                                                "iotune-scratch under the system temp dir)."),
-          runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py) or ior."),
+          runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
           timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
           adaptive: float = typer.Option(None, "--adaptive", help="Repeat each configuration only until the "
                                          "confidence interval of its mean time is within this relative half-width "
@@ -65,6 +67,8 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
         adaptive=None if adaptive is None else {"rel_half_width": adaptive, "confidence": confidence,
                                                 "min_repeats": min_repeats})
     study = study or loaded.name
+    warn_unknown_hints(loaded)
+    check_runnable_configurations(loaded)
     if resume:
         refuse_testbed_resume(db, study, loaded)
     job = executor_job(executor, workers, partition, time_limit, nodes_per_trial, sbatch_option, job_setup, grace)
@@ -108,25 +112,24 @@ def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retr
                  scratch: Path | None = None, runner: str = "builtin", timeout: float = 600.0,
                  mpiexec: str | None = None, testbed_dir: Path | None = None, configurations=None,
                  terminal: Terminal | None = None, replay_scale: float = 1.0):
-    """Measure ``spec`` into ``study`` of the store ``db``, with a progress bar; returns the campaign's report."""
-    from iotune.bench.platform import platform_info
+    """Measure ``spec`` into ``study`` of the store ``db`` (:func:`iotune.api.run_bench`), with a progress bar;
+    returns the campaign's report."""
+    from iotune.api import run_bench
     from iotune.store import Store
-    from iotune.study.measure import prepare
 
     terminal = terminal or Terminal()
     scratch = prepare_scratch(scratch, spec, announce=False, terminal=terminal)
-    platform = platform_info(scratch)
+
+    def run(campaign):
+        if spec.uses_testbed:
+            where = "on testbeds (a file system per storage configuration)"
+        else:
+            platform = campaign.worker.platform or {}
+            where = f"in {scratch} ({platform.get('fs_type') or 'unknown'} file system on {platform.get('hostname')})"
+        terminal.info(f"study {study}: measuring {where} into {campaign.store.url}")
+        return run_campaign(campaign, terminal)
+
     with Store(db) as store:
-        bench_runner, storage = runner_and_storage(spec, runner, timeout, mpiexec, scratch, testbed_dir, replay_scale)
-        try:
-            campaign = prepare(store, spec, study, bench_runner, scratch, resume=resume, retry_failed=retry_failed,
-                               storage=storage, platform=platform, configurations=configurations)
-            where = "on testbeds (a file system per storage configuration)" if spec.uses_testbed else \
-                f"in {scratch} ({platform.get('fs_type') or 'unknown'} file system on {platform.get('hostname')})"
-            terminal.info(f"study {study}: measuring {where} into {store.url}")
-            try:
-                return run_campaign(campaign, terminal)
-            finally:
-                campaign.worker.close()
-        finally:
-            bench_runner.close()
+        return run_bench(store, spec, study, runner=runner, scratch=scratch, resume=resume, retry_failed=retry_failed,
+                         timeout=timeout, mpiexec=mpiexec, testbed_dir=testbed_dir, configurations=configurations,
+                         replay_scale=replay_scale, say=terminal.info, run=run)

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import math
 import shlex
-import tempfile
 from pathlib import Path
 
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
-
-RUNNERS = ("builtin", "ior", "replay:TABLE.csv")
+from iotune.runners import registry
+from iotune.runners.registry import default_scratch
 
 
 def results_command(study: str, db: str | None = None) -> str:
     """``iotune results --study S [--db DB]`` as a line to paste into a shell: every value quoted."""
     words = ["iotune", "results", "--study", study] + (["--db", str(db)] if db else [])
     return shlex.join(words)
-
-
-def default_scratch() -> Path:
-    return Path(tempfile.gettempdir()) / "iotune-scratch"
 
 
 MEMORY_FILE_SYSTEMS = {"tmpfs": "memory", "ramfs": "memory", "overlay": "a container's overlay",
@@ -72,53 +66,53 @@ def scratch_warnings(scratch: Path, kind: str, spec=None) -> list[str]:
     return warnings
 
 
-def make_runner(kind: str, timeout: float, mpiexec: str | None, nodes: int = 1):
-    """The benchmark runner ``kind`` (builtin: iotune's MPI kernel, its ranks over ``nodes`` nodes of a Slurm
-    allocation; ior: the ior binary)."""
-    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
-        raise IotuneError(f"--timeout must be a positive number of seconds, got {timeout!r}")
-    if kind == "builtin":
-        from iotune.bench.runner import BuiltinRunner
-
-        return BuiltinRunner(mpiexec=mpiexec, timeout=timeout, nodes=nodes)
-    if kind == "ior":
-        from iotune.bench.ior import IorRunner
-
-        return IorRunner(mpiexec=mpiexec, timeout=timeout)
-    raise IotuneError(f"--runner must be one of {', '.join(RUNNERS)}, got {kind!r}")
-
-
 def runner_and_storage(spec, kind: str, timeout: float, mpiexec: str | None, scratch: Path,
                        testbed_dir: Path | None = None, replay_scale: float = 1.0, nodes: int = 1):
-    """The runner and the storage provider (None unless the spec varies storage) for ``spec``.
+    """:func:`iotune.runners.registry.runner_and_storage`, saying on the terminal when the spec builds storage."""
+    return registry.runner_and_storage(spec, kind, timeout, mpiexec, scratch, testbed_dir, replay_scale, nodes,
+                                       say=Terminal().info)
 
-    ``replay:TABLE.csv`` replays recorded trials instead of measuring (:mod:`iotune.study.replay`).
-    ``nodes``: the builtin runner's trials span that many nodes (a worker in a Slurm allocation).
+
+def check_runnable_configurations(spec, configurations=None, what: str = "") -> None:
+    """IotuneError (exit 2) when no configuration of ``spec`` (or of ``configurations``, e.g. one workload's) can
+    run: every assignment ruled out by the rules, or every configuration refused by the benchmark or the testbed.
+
+    Stops at the first configuration that can run; a space too large to walk is left to its sampler.
     """
-    if kind.startswith("replay:"):
-        from iotune.study.replay import ReplayRunner, ReplayStorage, ReplayTable
+    from iotune.errors import SpaceError
+    from iotune.space.space import how_many
+    from iotune.spec.mapping import benchmark_spec
+    from iotune.spec.storage import storage_config
 
-        table = ReplayTable(spec, kind.split(":", 1)[1])
-        storage = ReplayStorage(table, scratch, replay_scale, timeout) if spec.uses_testbed else None
-        return ReplayRunner(table, scale=replay_scale, timeout=timeout), storage
-    runner = make_runner(kind, timeout, mpiexec, nodes)
+    seen, reason = 0, None
     try:
-        return runner, storage_provider(spec, kind, timeout, mpiexec, testbed_dir)
-    except BaseException:
-        runner.close()
-        raise
+        for configuration in (configurations if configurations is not None else spec.space.enumerate()):
+            seen += 1
+            try:
+                benchmark_spec(spec.space, configuration, spec.benchmark)
+                if spec.uses_testbed:
+                    storage_config(spec.space, configuration, spec.storage)
+                return
+            except SpaceError as error:
+                reason = reason or str(error)
+    except SpaceError:
+        return
+    space = spec.space
+    if seen == 0:
+        rules = "; ".join(space.constraints) or "the when: rules"
+        raise IotuneError(f"no configuration to run{what}: the rules ({rules}) rule out all "
+                          f"{how_many(space.size)} assignments of space {space.name!r}")
+    raise IotuneError(f"no configuration can run{what}: none of the {seen} configurations is one the benchmark can "
+                      f"run ({reason})")
 
 
-def storage_provider(spec, runner_kind: str, timeout: float, mpiexec: str | None, testbed_dir: Path | None = None):
-    """A TestbedProvider when ``spec`` builds storage, else None."""
-    if not spec.uses_testbed:
-        return None
-    from iotune.testbed import TestbedProvider
+def warn_unknown_hints(spec, terminal: Terminal | None = None) -> None:
+    """Warn about each MPI-IO hint name of ``spec`` that no MPI library documents (:mod:`iotune.spec.hint_names`)."""
+    from iotune.spec.hint_names import spec_hint_warnings
 
-    provider = TestbedProvider(testbed_dir, lambda wrapper: make_runner(runner_kind, timeout, wrapper), mpiexec)
-    provider.check()
-    Terminal().info("the spec builds storage: each storage configuration is measured on its own testbed")
-    return provider
+    terminal = terminal or Terminal()
+    for warning in spec_hint_warnings(spec):
+        terminal.warn(warning)
 
 
 def executor_job(executor: str, workers: int | None, partition: str | None, time_limit: str | None,

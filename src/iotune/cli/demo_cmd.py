@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from iotune.cli.common import make_runner, prepare_scratch, run_campaign
+from iotune.cli.common import prepare_scratch, run_campaign
+from iotune.runners.registry import make_runner
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 
@@ -83,10 +84,16 @@ def show_judgement(terminal: Terminal, outcome) -> None:
             rows.append([label, "-" if configuration is None else _settings(configuration, system), "-", "-", "-"])
             continue
         rows.append([label, _settings(configuration, system),
+                     f"{measured.mean_time:.3f} (one run)" if measured.n == 1 else
                      f"{measured.mean_time:.3f} ± {measured.std_time:.3f} (n={measured.n})",
                      f"{outcome.rank(configuration)} of {len(outcome.truth)}",
-                     f"{100 * (measured.mean_time / fastest.mean_time - 1):+.1f}%"])
+                     _vs_fastest(measured.mean_time / fastest.mean_time)])
     terminal.emit(["", "hints", "measured I/O time s (mean ± sd)", "rank", "vs fastest"], rows, "table",
                   title=f"unseen workload {_describe(HELD_OUT)}: every configuration measured at the end")
     for line in verdict(outcome):
         terminal.info(line)
+
+
+def _vs_fastest(ratio: float) -> str:
+    """``+12.0%`` slower than the fastest, or from twice on ``24.7x`` (thousands of percent are hard to read)."""
+    return f"{ratio:.3g}x" if ratio >= 2 else f"{100 * (ratio - 1):+.1f}%"

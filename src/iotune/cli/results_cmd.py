@@ -27,6 +27,53 @@ def _system(config: dict, space) -> dict:
     return {p.name: config.get(p.name) for p in space.parameters if p.role == "system"}
 
 
+def no_study(store, study: str) -> IotuneError:
+    """The error for a study the store does not hold, naming the ones it does."""
+    known = [s.name for s in store.list_studies()]
+    listed = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "") if known else "none yet"
+    return IotuneError(f"no study named {study!r} in {store.url} (studies: {listed})")
+
+
+def measured_as(trials) -> str:
+    """What a study's stored seconds are: the benchmark's I/O time, or for application runs (``tune -- CMD``) the
+    wall time, the I/O time of Darshan logs or the application's own metric (as each trial records)."""
+    sources = {(t.extra or {}).get("phase_seconds_source", "wall time") for t in trials if t.runner == "command"}
+    if not sources:
+        return "I/O time s"
+    names = {"wall time": "wall time s", "darshan io time": "I/O time s (Darshan)", "metric": "metric"}
+    if sources == {"metric"}:
+        maximized = any(((t.extra or {}).get("metric") or {}).get("direction") == "maximized" for t in trials)
+        return "1/metric (the metric is maximized)" if maximized else "metric"
+    if len(sources) == 1:
+        return names.get(next(iter(sources)), "time s")
+    return "mixed: " + ", ".join(sorted(names.get(x, x) for x in sources))
+
+
+def start_up_noise(trials) -> float | None:
+    """How far apart start-up alone can put two runs (seconds, :attr:`iotune.apply.launch.StartUp.noise`) for
+    application runs timed by wall time, from the launches measured when they ran (``extra["startup_seconds"]``);
+    None for anything else."""
+    from iotune.apply.launch import StartUp
+
+    for trial in trials:
+        seconds = (trial.extra or {}).get("startup_seconds") if trial.runner == "command" else None
+        if seconds and (trial.extra or {}).get("phase_seconds_source") == "wall time":
+            return StartUp((), tuple(seconds)).noise
+    return None
+
+
+def _vs_default(best, noise: float | None) -> str:
+    if not best.speedup_vs_default:
+        return "not measured"
+    if noise is not None and best.default is not None and best.default.mean_time - best.best.mean_time <= noise:
+        return f"{best.speedup_vs_default:.2f}x, within start-up noise"
+    return f"{best.speedup_vs_default:.2f}x"
+
+
+def _spread(mean: float, std: float, n: int) -> str:
+    return f"{mean:.3f} (one run)" if n == 1 else f"{mean:.3f} ± {std:.3f} (n={n})"
+
+
 def show_best(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.analysis import best_per_workload
     from iotune.space import Space
@@ -36,7 +83,7 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
     with Store(db, create=False) as store:
         studies = [store.get_study(study)] if study else store.list_studies()
         if study and studies[0] is None:
-            raise IotuneError(f"no study named {study!r} in {store.url}")
+            raise no_study(store, study)
         if not studies:
             raise IotuneError(f"no studies in {store.url}; run `iotune bench SPEC.yaml` or `iotune demo` first")
         records = []
@@ -45,25 +92,29 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
             if (record.settings or {}).get("source") == "iotune run":
                 records.extend(show_runs(record, space, store.trials(study=record.name), fmt, terminal))
                 continue
-            bests = best_per_workload(space, store.trials(study=record.name))
+            found = store.trials(study=record.name)
+            bests = best_per_workload(space, found)
             if fmt != "table":
                 records.extend({"study": record.name, **b.to_dict()} for b in bests)
                 continue
-            rows = []
+            rows, noise = [], start_up_noise(found)
             for best in bests:
                 rows.append([
                     _describe(best.workload, space),
                     _describe(_system(best.best.config, space), space),
-                    f"{best.best.mean_time:.3f} ± {best.best.std_time:.3f} (n={best.best.n})",
+                    _spread(best.best.mean_time, best.best.std_time, best.best.n),
                     f"{best.best.mean_bandwidth:.0f}",
-                    f"{best.speedup_vs_default:.2f}x" if best.speedup_vs_default else "not measured",
+                    _vs_default(best, noise),
                     f"{best.speedup_vs_median:.2f}x",
                     f"{best.speedup_vs_worst:.2f}x",
                     best.configurations,
                 ])
-            terminal.emit(["workload", "best configuration", "I/O time s (mean ± sd)", "MiB/s",
+            terminal.emit(["workload", "best configuration", f"{measured_as(found)} (mean ± sd)", "MiB/s",
                            "vs default", "vs median", "vs worst", "configs"], rows, "table",
                           title=f"study {record.name}: fastest configuration per workload")
+            if bests and noise is not None:
+                terminal.info(f"wall time of whole runs, start-up included: start-up alone can put two runs up to "
+                              f"{noise:.3f} s apart on this machine (95%), so smaller differences are not gains")
             if bests:
                 terminal.info(DEFAULT_MEANING + ("; not measured: the study never ran the default of that workload"
                                                  if any(b.speedup_vs_default is None for b in bests) else ""))
@@ -95,6 +146,9 @@ def show_runs(record, space, trials, fmt: str, terminal: Terminal) -> list[dict]
         done = [t for t in group if t.state == "COMPLETE"]
         walls = [t.wall_seconds for t in done if t.wall_seconds is not None]
         io = [t for t in done if (t.extra or {}).get("phase_seconds_source") == "darshan io time"]
+        metrics = [((t.extra or {}).get("metric") or {}).get("value") for t in done
+                   if (t.extra or {}).get("phase_seconds_source") == "metric"]
+        metrics = [m for m in metrics if m is not None]
         io_s = [sum(p.seconds for p in t.phases) for t in io]
         io_bytes = [sum(p.bytes for p in t.phases) for t in io]
         wall_mean = statistics.fmean(walls) if walls else None
@@ -102,15 +156,18 @@ def show_runs(record, space, trials, fmt: str, terminal: Terminal) -> list[dict]
                  "failed": sum(1 for t in group if t.state == "FAILED"), "wall_mean_s": wall_mean,
                  "wall_std_s": statistics.stdev(walls) if len(walls) > 1 else None,
                  "io_mean_s": statistics.fmean(io_s) if io_s else None,
-                 "io_mib_s": (sum(io_bytes) / MIB / sum(io_s)) if io_s and sum(io_s) > 0 and sum(io_bytes) else None}
+                 "io_mib_s": (sum(io_bytes) / MIB / sum(io_s)) if io_s and sum(io_s) > 0 and sum(io_bytes) else None,
+                 "metric_mean": statistics.fmean(metrics) if metrics else None}
         out.append(entry)
         rows.append([_describe(group[0].config, space), entry["runs"], entry["failed"],
                      "-" if wall_mean is None else f"{wall_mean:.3f}" + (
                          f" ± {entry['wall_std_s']:.3f}" if entry["wall_std_s"] is not None else ""),
                      "not measured (no Darshan log)" if entry["io_mean_s"] is None else f"{entry['io_mean_s']:.3f}",
-                     "-" if entry["io_mib_s"] is None else f"{entry['io_mib_s']:.0f}"])
+                     "-" if entry["io_mib_s"] is None else f"{entry['io_mib_s']:.0f}",
+                     "-" if entry["metric_mean"] is None else f"{entry['metric_mean']:.4g}"])
     if fmt == "table":
-        terminal.emit(["configuration", "runs", "failed", "wall s (mean ± sd)", "I/O s (Darshan)", "I/O MiB/s"], rows,
+        terminal.emit(["configuration", "runs", "failed", "wall s (mean ± sd)", "I/O s (Darshan)", "I/O MiB/s",
+                       "metric (mean, as printed)"], rows,
                       "table", title=f"study {record.name}: application runs (iotune run), wall time per configuration")
     return out
 
@@ -136,7 +193,7 @@ def show_trials(db: str | None, study: str | None, fmt: str) -> None:
     with Store(db, create=False) as store:
         records = [store.get_study(study)] if study else store.list_studies()
         if study and records[0] is None:
-            raise IotuneError(f"no study named {study!r} in {store.url}")
+            raise no_study(store, study)
         spaces = {r.name: Space.from_text(r.space_yaml, source=f"study {r.name}") for r in records}
         found = store.trials(study=study)
     columns, rows = trial_table(found, spaces)

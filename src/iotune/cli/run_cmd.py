@@ -28,6 +28,12 @@ def run(
                                         help="Let the study set this environment variable although it is not on "
                                              "iotune's safe list (MPI-IO, ROMIO, MPICH, IOR, Darshan, ...); "
                                              "repeatable; also IOTUNE_ALLOW_ENV=NAME,NAME."),
+    metric: str = typer.Option(None, "--metric", metavar="REGEX", help="Record the figure the application prints: "
+                               "the number in the REGEX's group (last match in its output)."),
+    maximize: bool = typer.Option(False, "--maximize/--minimize", help="With --metric: higher is better (a bandwidth) "
+                                  "or lower is (a time in seconds, the default)."),
+    darshan_lib: str = typer.Option(None, "--darshan", metavar="LIB", help="Preload this Darshan runtime library "
+                                    "(libdarshan.so) and record the I/O time of the run's log."),
     db: str = DB,
 ) -> None:
     """Run COMMAND with the best known configuration of the study applied, and record the run as a trial.
@@ -42,6 +48,11 @@ def run(
         raise IotuneError("give the workload once, with --workload")
     if not 0.0 <= explore <= 1.0:  # checked before anything is said or read
         raise IotuneError(f"--explore must be a probability between 0 and 1, got {explore}")
+    from iotune.apply.metric import Metric
+
+    if maximize and metric is None:
+        raise IotuneError("--maximize says which way --metric REGEX is better: give --metric too")
+    measured_by = Metric.parse(metric, maximize) if metric is not None else None
     values, described = workload_values_from(workload or darshan) if (workload or darshan) else (None, None)
     terminal = Terminal()
     with Store(db, create=False) as store:
@@ -64,7 +75,7 @@ def run(
                               "another workload than this application's; give --workload (name=value pairs, a "
                               "workload YAML or the Darshan log of an earlier run)")
         result = run_command(store, study, list(command or []), values, explore=explore, seed=seed,
-                             override=override, allow_env=allow_env or (),
+                             override=override, allow_env=allow_env or (), metric=measured_by, darshan=darshan_lib,
                              benchmark=described.to_benchmark_spec() if described is not None else None)
     configuration = result.choice.configuration
     terminal.info(f"iotune: {result.choice.how}: {configuration.describe() or '-'} ({result.choice.reason})")
@@ -77,6 +88,21 @@ def run(
     for warning in result.warnings:
         terminal.warn(warning)
     state = "COMPLETE" if result.returncode == 0 else f"FAILED (exit status {result.returncode})"
-    terminal.info(f"iotune: trial {result.trial_id} {state}, {result.wall_seconds:.3f} s wall time")
+    if result.source == "metric":
+        measured = "no metric found" if result.metric_value is None else \
+            f"metric {result.metric_value:g} ({measured_by.direction})"
+        state = state if result.metric_value is not None or result.returncode else "FAILED (no metric)"
+    elif result.source == "darshan io time":
+        measured = f"I/O time {result.seconds:.3f} s (Darshan)"
+    else:
+        measured = "the wall time is the only measure (no --metric, no Darshan log)"
+    terminal.info(f"iotune: trial {result.trial_id} {state}, {result.wall_seconds:.3f} s wall time; {measured}")
+    if result.source == "wall time" and result.returncode == 0:
+        from iotune.apply.launch import short_run_warning, start_up
+        from iotune.cli.common import default_scratch
+
+        warning = short_run_warning(result.wall_seconds, start_up(list(command or []), default_scratch()))
+        if warning:
+            terminal.warn(warning)
     sys.stdout.flush()
     raise typer.Exit(result.returncode)

@@ -16,7 +16,10 @@ app = typer.Typer(help="Check and inspect a configuration space spec.", no_args_
 
 def _levels(parameter) -> str:
     if parameter.type == "size":
-        return ", ".join(format_size(v) for v in parameter.levels)
+        from iotune.spec.hint_names import decimal_size
+
+        return ", ".join(format_size(v) + (f" ({decimal_size(v)})" if decimal_size(v) else "")
+                         for v in parameter.levels)
     return ", ".join(str(v) for v in parameter.levels)
 
 
@@ -37,8 +40,14 @@ def validate(spec: Path = typer.Argument(..., help="Campaign spec (YAML): space,
     settings = loaded.campaign
     sampler = make_sampler(settings.sampler, loaded.space, seed=settings.seed, budget=settings.budget,
                            options=settings.options, spec=loaded)
+    from iotune.cli.common import check_runnable_configurations, warn_unknown_hints
+
     terminal = Terminal()
+    warn_unknown_hints(loaded, terminal)
+    check_runnable_configurations(loaded)
     if isinstance(sampler, DesignSampler):
+        if not sampler.configurations:
+            raise SpaceError(f"{spec}: sampler {settings.sampler} plans no configuration")
         for configuration in sampler.configurations:
             benchmark_spec(loaded.space, configuration, loaded.benchmark)
         count = len(sampler.configurations) if settings.budget is None else min(settings.budget,
@@ -90,6 +99,9 @@ def show(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")
     terminal.emit(columns, rows, fmt, title=f"{space.name}: {how_many(space.size)} combinations before rules")
     if fmt == "table" and space.constraints:
         terminal.info("rules: " + "; ".join(space.constraints))
+    if fmt == "table" and any(p.type == "size" for p in space.parameters):
+        terminal.info("sizes: KiB, MiB, GiB (and IOR's k, m, g) are powers of 1024; KB, MB, GB are powers of 1000 "
+                      "(1MB = 1000000 bytes, 1MiB = 1m = 1048576 bytes)")
     if fmt == "table":
         terminal.info("default column: a parameter's `default:` key, or its first listed level when it has none; "
                       "results, recommend, tune and the report compare with the configuration of these defaults")

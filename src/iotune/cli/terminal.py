@@ -77,7 +77,7 @@ class Terminal:
         else:
             table = Table(title=title, title_justify="left")
             for column in columns:
-                table.add_column(column)
+                table.add_column(column, overflow="fold")  # a narrow terminal wraps a cell, never cuts it with "..."
             for row in rows:
                 table.add_row(*(table_cell(v) for v in row))
             self.out.print(table)

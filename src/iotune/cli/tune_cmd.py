@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from iotune.apply.launch import SHORT
 from iotune.cli.common import executor_job, prepare_scratch, runner_and_storage
 from iotune.cli.options import (
     DB,
@@ -24,6 +25,7 @@ from iotune.cli.options import (
     WORKERS,
 )
 from iotune.cli.terminal import Terminal, check_format
+from iotune.runners.registry import RUNNER_HELP
 from iotune.errors import IotuneError
 
 
@@ -41,8 +43,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                                                                    "(repeatable)."),
          seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
-         runner: str = typer.Option("builtin", "--runner", help="builtin (MPI-IO/POSIX via mpi4py), ior, or "
-                                    "replay:TABLE.csv (recorded trials looked up, a stand-in for the storage)."),
+         runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
          timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a run is killed and failed."),
          fmt: str = typer.Option("table", "--format", "-f", help="table or json (a summary on stdout)."),
          resume: bool = typer.Option(False, "--resume", help="With --executor slurm: re-attach to the study's "
@@ -51,6 +52,14 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
          executor: str = EXECUTOR, workers: int = WORKERS, partition: str = PARTITION, time_limit: str = TIME_LIMIT,
          nodes_per_trial: int = NODES_PER_TRIAL, sbatch_option: list[str] = SBATCH_OPTION,
          job_setup: list[str] = JOB_SETUP, grace: float = GRACE, replay_scale: float = REPLAY_SCALE,
+         metric: str = typer.Option(None, "--metric", metavar="REGEX", help="With a command: tune the figure the "
+                                    "application prints, the number in the REGEX's group (last match in its output), "
+                                    "e.g. --metric 'Max Write: *([0-9.]+) MiB/sec' --maximize. Default: Darshan's I/O "
+                                    "time if Darshan is loaded, else wall time."),
+         maximize: bool = typer.Option(False, "--maximize/--minimize", help="With --metric: higher is better (a "
+                                       "bandwidth) or lower is (a time in seconds, the default)."),
+         darshan: str = typer.Option(None, "--darshan", metavar="LIB", help="With a command: preload this Darshan "
+                                     "runtime library (libdarshan.so) and tune the I/O time of each run's log."),
          mpiexec: str = MPIEXEC, db: str = DB) -> None:
     """Tune one workload within a budget of runs: measure, learn from the store, declare the best with its gain."""
     from iotune.profile import workload_values_from
@@ -69,13 +78,27 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
     job = executor_job(executor, workers, partition, time_limit, nodes_per_trial, sbatch_option, job_setup, grace)
     if job is not None and command:
         raise IotuneError("--executor slurm tunes a spec's benchmark; an application given after -- runs here")
+    if (metric is not None or darshan is not None or maximize) and not command:
+        raise IotuneError("--metric, --maximize and --darshan measure an application given after --")
+    if maximize and metric is None:
+        raise IotuneError("--maximize says which way --metric REGEX is better: give --metric too")
+    if metric is not None and objective != "time":
+        raise IotuneError(f"--metric is the objective itself (lower is better, or higher with --maximize): leave "
+                          f"--objective at time, not {objective}")
+    measure = _measure(command, metric, maximize, darshan, timeout) if command else None
     values = workload_values_from(workload)[0] if workload else {}
     terminal = Terminal()
     if job is not None:
         from iotune.cli.slurm_executor import shared_store_url
 
         db = shared_store_url(db)
-    with Store(db) as store:
+    if not command:  # checked before a store is opened (or made): an impossible tuning leaves nothing behind
+        from iotune.spec import load_spec
+
+        loaded = load_spec(spec)
+        loaded.check_runnable()
+        _check_candidates(_with_levels(loaded, values)[0], values, seed)
+    with Store(db, create=not command) as store:  # an application is tuned in the space of a study already stored
         if command:
             if study is None:
                 raise IotuneError("tuning a command needs --study: the study whose space and measurements to use")
@@ -85,15 +108,13 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
             tune_study = f"{study}-runs"
             priors = [base]
         else:
-            from iotune.spec import load_spec
-
-            loaded = load_spec(spec)
-            loaded.check_runnable()
             tune_study = study or loaded.name
             priors = []
         tuned_spec, extended = _with_levels(loaded, values)
+        if command:
+            _check_candidates(tuned_spec, values, seed)
         if extended:
-            tune_study = f"{tune_study}-{tuned_spec.space.hash[:6]}"
+            tune_study = f"{tune_study}-{'-'.join(extended)}"
             existing = store.get_study(study or loaded.name) if not command else None
             priors += [Study.open(store, existing.name)] if existing is not None else []
             terminal.info(f"the workload's {', '.join(extended)} is not a level of the spec: tuning it in study "
@@ -101,20 +122,45 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         priors += [Study.open(store, name) for name in prior]
         target = Study.open_or_create(store, tune_study, tuned_spec, resume=True,
                                       settings={"sampler": "tune", "objective": objective})
+        shown = measure.metric.shown if measure is not None and measure.metric is not None else None
+        ran: list = []
         tuning = dict(objective=Objective(objective), prior_studies=tuple(priors), seed=seed,
-                      on_step=lambda step, so_far: show_step(terminal, step, so_far, budget))
+                      on_step=lambda step, so_far: (ran.append(step), show_step(terminal, step, so_far, budget, shown)))
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
                                     scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec,
                                     replay_scale=replay_scale, grace=grace)
         else:
             result = _tune_here(terminal, target, values, budget, tuning, command=command, scratch=scratch,
-                                runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale)
-    _show_result(terminal, result, target, fmt, command)
+                                runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale,
+                                measure=measure)
+    if not ran and result.runs >= budget:
+        terminal.info(f"the budget of {budget} runs is already spent in study {target.name} ({result.runs} runs of "
+                      "this workload in the store): nothing was run; the result of those runs follows (a larger "
+                      "--budget runs more)")
+    _show_result(terminal, result, target, fmt, command, measure)
+
+
+def _check_candidates(spec, values: dict, seed: int) -> None:
+    """IotuneError, before any study is made, when no configuration of the workload can run."""
+    from iotune.cli.common import check_runnable_configurations
+    from iotune.study.tune import workload_configurations
+
+    candidates = workload_configurations(spec.space, values, seed=seed)
+    check_runnable_configurations(spec, candidates, f" for workload {_describe_workload(values) or 'the default'}")
+
+
+def _measure(command: list[str], metric: str | None, maximize: bool, darshan: str | None, timeout: float):
+    """The runner of an application (checked before any store is opened): its metric, Darshan, or wall time."""
+    from iotune.apply.command import CommandRunner
+    from iotune.apply.metric import Metric
+
+    return CommandRunner(command, timeout=timeout, darshan=darshan,
+                         metric=Metric.parse(metric, maximize) if metric is not None else None)
 
 
 def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: dict, *, command: list[str], scratch,
-               runner: str, timeout: float, mpiexec: str | None, replay_scale: float):
+               runner: str, timeout: float, mpiexec: str | None, replay_scale: float, measure=None):
     """Tune with the runs measured in this process, one at a time."""
     from iotune.bench.platform import platform_info
     from iotune.study import Worker
@@ -122,9 +168,16 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
 
     scratch = prepare_scratch(scratch)
     if command:
-        from iotune.apply.command import CommandRunner
+        from iotune.apply.command import objective_words
 
-        run, storage = CommandRunner(command, timeout=timeout), None
+        run, storage = measure, None
+        terminal.info(f"objective: {objective_words(run.metric, run.darshan)}")
+        if run.wall_time:
+            startup = run.measure_startup(scratch)
+            terminal.warn("the objective is the application's wall time, not its I/O time: start-up and computation "
+                          "count too" + (f" ({startup.describe()} on this machine)" if startup else "")
+                          + "; give --metric 'REGEX' (its own I/O time or bandwidth line, with --maximize for a "
+                          "bandwidth) or load Darshan (--darshan LIB) to tune its I/O")
     else:
         run, storage = runner_and_storage(target.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale)
     worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
@@ -135,6 +188,13 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
     finally:
         worker.close()
         run.close()
+        if command:
+            for warning in run.warnings:
+                terminal.warn(warning)
+            if run.short_runs and run.startup is not None:
+                terminal.warn(f"{run.short_runs} of {run.wall_runs} runs took less than "
+                              f"{SHORT:g}x the start-up ({run.startup.describe()}): their wall times are mostly "
+                              "start-up, not I/O")
 
 
 def _tune_on_slurm(terminal: Terminal, store, url: str, target, job, values: dict, budget: int, tuning: dict, *,
@@ -214,9 +274,16 @@ def _with_levels(spec, values: dict):
 
 
 def _describe_workload(values: dict) -> str:
+    from iotune.spec.hint_names import decimal_size
     from iotune.units import format_size
 
-    return " ".join(f"{k}={format_size(v) if k.endswith('_size') else v}" for k, v in values.items())
+    def shown(name, value):
+        if not name.endswith("_size") or isinstance(value, bool) or not isinstance(value, int):
+            return str(value)
+        decimal = decimal_size(value)
+        return format_size(value) + (f" ({decimal}; MiB or m for 2^20)" if decimal else "")
+
+    return " ".join(f"{k}={shown(k, v)}" for k, v in values.items())
 
 
 def _prior_text(tuner) -> str:
@@ -225,10 +292,11 @@ def _prior_text(tuner) -> str:
     return f"{count} other workload(s) in the store" if count else "none (the first runs explore)"
 
 
-def show_step(terminal: Terminal, step, so_far, budget: int) -> None:
-    value = "failed" if step.value is None else _objective_text(step.value, so_far.objective)
+def show_step(terminal: Terminal, step, so_far, budget: int, shown=None) -> None:
+    text = shown or (lambda value: _objective_text(value, so_far.objective))
+    value = "failed" if step.value is None else text(step.value)
     best = so_far.best
-    best_text = f"best so far {_objective_text(best.mean, so_far.objective)} ({best.runs} run(s))" if best else \
+    best_text = f"best so far {text(best.mean)} ({best.runs} run(s))" if best else \
         "nothing has succeeded yet"
     terminal.info(f"run {step.run}/{budget}: {step.configuration.describe() or 'defaults'} -> {value}; "
                   f"{best_text}  [{step.reason}]")
@@ -242,10 +310,28 @@ def _objective_text(value: float, objective: str) -> str:
     return f"{value:.4g}"
 
 
-def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]) -> None:
+def start_up_noise(result, startup) -> str | None:
+    """Why no gain over the default is declared when the best and the default differ by less than start-up alone
+    varies between launches (the objective being wall time); None when the difference is larger."""
+    if startup is None or result.gain is None or result.best is None or result.default is None:
+        return None
+    if result.best.configuration.key == result.default.configuration.key:
+        return None
+    difference = result.default.mean - result.best.mean
+    if difference > startup.noise:
+        return None
+    return (f"no gain declared: the best and the default differ by {difference:.3f} s of wall time, which start-up "
+            f"alone can explain ({startup.describe()})")
+
+
+def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str], measure=None) -> None:
+    from iotune.apply.command import objective_words
     from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
     from iotune.spec.mapping import env_of, hints_of
 
+    startup = measure.startup if measure is not None and measure.wall_time else None
+    noise = start_up_noise(result, startup)
+    shown = measure.metric.shown if measure is not None and measure.metric is not None else None
     best = result.best
     summary = {
         "study": study.name, "objective": result.objective, "budget": result.budget, "runs": result.runs,
@@ -254,12 +340,16 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
                                            "runs": best.runs, "interval_95": [best.low, best.high]},
         "default": None if result.default is None else {"configuration": result.default.configuration.to_dict(),
                                                          "mean": result.default.mean, "runs": result.default.runs},
-        "gain_vs_default": None if result.gain is None else {"ratio": result.gain,
-                                                             "interval_95": [result.gain_low, result.gain_high]},
+        "gain_vs_default": None if result.gain is None or noise else {
+            "ratio": result.gain, "interval_95": [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
                     for s in result.steps],
     }
+    if measure is not None:
+        summary["measured"] = objective_words(measure.metric, measure.darshan)
+        summary["start_up_s"] = None if measure.startup is None else list(measure.startup.seconds)
+        summary["no_gain_because"] = noise
     if best is not None:
         summary["apply"] = {"hints": hints_of(study.space, best.configuration),
                             "env": env_of(study.space, best.configuration),
@@ -273,15 +363,20 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         terminal.warn(f"no run succeeded in {result.runs} run(s): nothing to recommend")
         return
     unit = result.objective
-    terminal.success(f"best: {best.configuration.describe()} at {_objective_text(best.mean, unit)} "
-                     f"(95% interval {_objective_text(best.low, unit)} .. {_objective_text(best.high, unit)}, "
-                     f"{best.runs} run(s))")
-    if result.gain is not None:
-        terminal.info(f"against the default configuration ({_objective_text(result.default.mean, unit)}): "
+    text = shown or (lambda value: _objective_text(value, unit))
+    what = " of wall time" if startup is not None else ""
+    low, high = (best.high, best.low) if measure is not None and measure.metric and measure.metric.maximize else \
+        (best.low, best.high)
+    terminal.success(f"best: {best.configuration.describe()} at {text(best.mean)}{what} "
+                     f"(95% interval {text(low)} .. {text(high)}, {best.runs} run(s))")
+    if noise:
+        terminal.warn(noise)
+    elif result.gain is not None:
+        terminal.info(f"against the default configuration ({text(result.default.mean)}): "
                       f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")
     if result.runner_up is not None and not result.separated:
         terminal.warn(f"the runner-up ({result.runner_up.configuration.describe()}, "
-                      f"{_objective_text(result.runner_up.mean, unit)}) cannot be told apart from the best with "
+                      f"{text(result.runner_up.mean)}) cannot be told apart from the best with "
                       "these runs: either is a good choice; more runs (a larger --budget) would separate them")
     hints = hints_of(study.space, best.configuration)
     if hints:

@@ -10,9 +10,8 @@ import typer
 from iotune.cli.common import prepare_scratch, runner_and_storage
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
+from iotune.runners.registry import RUNNER_HELP
 
-RUNNER_HELP = ("builtin (MPI-IO/POSIX via mpi4py), ior, or replay:TABLE.csv (recorded trials looked up instead of "
-               "measured: a stand-in for the storage, for rehearsals).")
 
 
 def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose queued trials to run."),

@@ -49,8 +49,9 @@ def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
         return {k: v for k, v in values.items() if k in BENCHMARK_FIELDS}, None
     if not _exists(path) and not _looks_like_ior(text):
         shown = repr(text) if len(text) <= 80 else f"{text[:80]!r}... ({len(text):,} characters)"
-        raise WorkloadError(f"--workload: {shown} is not name=value pairs (transfer_size=1MiB,collective=true), "
-                            "a workload file, a Darshan log or an IOR command line")
+        raise WorkloadError(f"--workload: {shown} is not a workload: use name=value,name=value (e.g. "
+                            "transfer_size=1MiB,collective=true), or give a workload file, a Darshan log or an IOR "
+                            "command line")
     workload = load_workload(text)
     return workload.values(), workload
 
@@ -64,7 +65,8 @@ def _exists(path: Path, is_file: bool = False) -> bool:
 
 
 def _looks_like_ior(text: str) -> bool:
-    return " " in text.strip() or Path(text).name == "ior"
+    """Whether ``text`` runs an ``ior`` program (``ior ...``, ``mpiexec -n 4 /opt/bin/ior ...``)."""
+    return any(Path(word).name.startswith("ior") for word in text.split())
 
 
 def load_workload(source: str | Path) -> Workload:

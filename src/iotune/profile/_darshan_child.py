@@ -12,7 +12,7 @@ import json
 import sys
 
 # Modules whose records carry the bytes an application moved, in pydarshan's names.
-DATA_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
+DATA_MODULES = ("POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_VAR", "DFS", "DAOS")
 KEPT_FCOUNTERS = ("_F_VARIANCE_RANK_BYTES", "_F_READ_TIME", "_F_WRITE_TIME", "_F_META_TIME",
                   "_F_SLOWEST_RANK_TIME")
 
@@ -22,7 +22,8 @@ def read(path: str) -> dict:
 
     A record is ``{"id": ..., "rank": ..., <counter>: <int>, ...}`` (rank -1:
     Darshan reduced a file every rank opened into one record), plus the
-    per-rank byte variance (``*_F_VARIANCE_RANK_BYTES``, a float) when set.
+    per-rank byte variance (``*_F_VARIANCE_RANK_BYTES``, a float) when set, and for an HDF5 dataset (H5D) the
+    record id of its file (``file_rec_id``).
     """
     import darshan
     from darshan.backend.cffi_backend import counter_names, fcounter_names
@@ -47,6 +48,11 @@ def read(path: str) -> dict:
         rows = []
         for record in report.records.get(name, []):
             row = {"id": int(record["id"]), "rank": int(record["rank"])}
+            if name == "H5D":  # the file the dataset is in (its H5F and POSIX record id); not in format 3.21
+                try:
+                    row["file_rec_id"] = int(record["file_rec_id"])
+                except (KeyError, IndexError, TypeError, ValueError):
+                    pass
             row.update((n, int(v)) for n, v in zip(names, record["counters"].tolist()) if v)
             row.update((n, float(record["fcounters"][i])) for i, n in kept if record["fcounters"][i])
             rows.append(row)

@@ -5,8 +5,8 @@ pydarshan (``darshan.DarshanReport``) reads the log in one child process
 refused files that cannot be complete logs, so that a damaged log gives one
 line instead of a crash.  The characteristics of paper 000, Section 2.2 come
 from the layer that carries most of the bytes (:mod:`~iotune.profile.darshan_layers`:
-MPI-IO, possibly under HDF5 or PnetCDF; POSIX outside MPI-IO; STDIO; DFS;
-DAOS), read by the rules of :mod:`~iotune.profile.darshan_facts` (shared
+MPI-IO, possibly under HDF5 or PnetCDF; HDF5 over POSIX; POSIX outside MPI-IO;
+STDIO; DFS; DAOS; the runtime's own files left out), read by the rules of :mod:`~iotune.profile.darshan_facts` (shared
 files, I/O processes, request size); :mod:`~iotune.profile.darshan_warnings`
 says when data is incomplete or tuning is pointless.  Collective: the MPI-IO
 collective calls (``MPIIO_COLL_READS + _WRITES``) exceed the independent ones.
@@ -104,7 +104,15 @@ def summarize(data: dict, source: str = "") -> Workload:
         notes.append(f"command: {data['exe'].strip()}")
     warnings = [f"pydarshan: {line}" for line in data.get("complaints", [])]
     warnings += darshan_warnings.partial_data(data.get("header", {}).get("partial_modules", []))
-    found = darshan_layers.layers(records)
+    kept, runtime_files, runtime_bytes = darshan_layers.without_runtime(records, data.get("names", {}))
+    found = darshan_layers.layers(kept)
+    if found and runtime_files:
+        records = kept
+        notes.append(f"{runtime_files} file(s) of the program's runtime (Python modules and extensions, shared "
+                     f"libraries, system files; {darshan_layers.approx_size(runtime_bytes)}) are left out: they are "
+                     "read to start the program, not its workload")
+    elif not found:
+        found = darshan_layers.layers(records)
     if not found:
         raise _no_data(data, source, nprocs)
     layer, why, mixed = darshan_layers.choose(found)
@@ -116,6 +124,10 @@ def summarize(data: dict, source: str = "") -> Workload:
         notes.append("non-MPI: no MPI-IO module in the log" if nprocs == 1 else "no MPI-IO module in the log")
     if layer.interface in ("DFS", "DAOS"):
         notes.append(f"{layer.interface} is benchmarked through POSIX here")
+    over_posix = layer.label == "HDF5 over POSIX"
+    if over_posix:
+        notes.append("HDF5 over POSIX (its files have no MPI-IO records): benchmarked through POSIX; the requests "
+                     "are the H5D records' dataset reads and writes")
     rows, prefix = [r for r in layer.records if darshan_layers.moved(r, layer.prefix)], layer.prefix
     bytes_read = sum(r.get(f"{prefix}_BYTES_READ", 0) for r in rows)
     bytes_written = sum(r.get(f"{prefix}_BYTES_WRITTEN", 0) for r in rows)
@@ -147,5 +159,5 @@ def summarize(data: dict, source: str = "") -> Workload:
         interface=layer.interface, processes=processes, job_processes=nprocs, transfer_size=request,
         bytes_per_process=max(bytes_read, bytes_written) // processes, bytes_read=bytes_read,
         bytes_written=bytes_written, collective=coll > indep, shared_file=shared, iterations=1,
-        modules=sorted(modules), source=source, notes=notes, warnings=warnings,
+        modules=sorted(modules), source=source, notes=notes, warnings=warnings, api="POSIX" if over_posix else None,
         io_seconds=darshan_facts.io_seconds(rows, prefix))

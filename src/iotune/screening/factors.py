@@ -40,7 +40,8 @@ def screening_factors(space: Space, system_only: bool = False,
     """The factors of ``space`` in spec order: parameters with >= 2 levels (system ones only if asked).
 
     ``levels`` maps a parameter name to its (low, high) pair, overriding the
-    first and last level; values are written as in the spec (``"4MiB"``).
+    first and last level (a boolean's low is False, its high True); values are
+    written as in the spec (``"4MiB"``).
     """
     overrides = dict(levels or {})
     unknown = [name for name in overrides if name not in {p.name for p in space.parameters}]
@@ -55,6 +56,8 @@ def screening_factors(space: Space, system_only: bool = False,
                                      "(it has one level, or --system-only excludes it)")
             continue
         low, high = parameter.levels[0], parameter.levels[-1]
+        if {low, high} == {False, True} and all(isinstance(v, bool) for v in (low, high)):
+            low, high = False, True  # "False -> True": a switch turned on, whatever order the spec lists it in
         if parameter.name in overrides:
             low, high = _pair(parameter, overrides[parameter.name])
         factors.append(Factor(parameter.name, low, high))

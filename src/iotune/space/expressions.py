@@ -20,12 +20,13 @@ import ast
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from iotune.errors import SpaceError, UnitError
 from iotune.units import parse_size
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NUMBER = "number"
 TEXT = "text"
@@ -275,12 +276,16 @@ class Expression:
         in every row and a boolean array that is False where it is inactive.
         Returns a boolean array of length ``rows``.
         """
+        import numpy as np
+
         with np.errstate(all="ignore"):
             column = self._vector(self._root, columns)
             result = _vector_truth(column) & ~np.asarray(column.undefined, dtype=bool)
         return np.broadcast_to(result, (rows,)).copy()
 
     def _vector(self, node: ast.AST, columns: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> _Column:
+        import numpy as np
+
         if isinstance(node, ast.Constant):
             return _Column(0 if node.value is None else node.value, node.value is not None, False)
         if isinstance(node, ast.Name):
@@ -312,6 +317,8 @@ class Expression:
     def _vector_boolean(self, node: ast.BoolOp, columns) -> _Column:
         # Mirrors short-circuiting: an operand's division by zero only counts in
         # rows where the scalar evaluator would have reached that operand.
+        import numpy as np
+
         wanted = isinstance(node.op, ast.Or)
         undecided: Any = True
         undefined: Any = False
@@ -322,6 +329,8 @@ class Expression:
         return _Column(~undecided if wanted else undecided, True, undefined)
 
     def _vector_compare(self, node: ast.Compare, columns) -> _Column:
+        import numpy as np
+
         left = self._vector(node.left, columns)
         result: Any = True
         undefined: Any = left.undefined
@@ -354,6 +363,8 @@ def _truth(value: Any) -> bool:
 
 
 def _vector_truth(column: _Column) -> np.ndarray:
+    import numpy as np
+
     data = np.asarray(column.data)
     truth = data != "" if data.dtype.kind in "US" else data.astype(bool)
     return np.logical_and(column.present, truth)

@@ -8,12 +8,12 @@ counting and sampling walk it in numpy chunks of level indices.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import yaml
 
 from iotune.errors import SpaceError
@@ -22,6 +22,9 @@ from iotune.space.expressions import Expression, ExpressionError
 from iotune.space.parameter import Parameter
 from iotune.space.reader import space_arguments
 from iotune.yamlio import load_yaml, read_yaml_file, where
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SMALL_SPACE = 100_000
 CHUNK = 65_536
@@ -90,8 +93,12 @@ class Space:
             for index, text in enumerate(self.constraints)
         ]
         self._radices = tuple(len(p.levels) for p in self.parameters)
-        self._level_arrays = [_level_array(p) for p in self.parameters]
         self._referenced = {name for e in [*self._when.values(), *self._constraints] for name in e.names}
+
+    @functools.cached_property
+    def _level_arrays(self) -> list:
+        """Each parameter's levels as a numpy array, made when first evaluated (numpy loads only then)."""
+        return [_level_array(p) for p in self.parameters]
 
     def _where(self, *path: Any) -> str:
         return where(self.source, self._lines, tuple(path))
@@ -267,6 +274,8 @@ class Space:
 
     def _indices_from(self, start: int, rows: int) -> np.ndarray:
         """Digits of assignments ``start .. start + rows - 1``; exact for any ``start`` (Python int)."""
+        import numpy as np
+
         digits = []
         rest = start
         for radix in reversed(self._radices):
@@ -286,6 +295,8 @@ class Space:
         level index 0, so that each configuration is counted once (as
         :meth:`enumerate` does).
         """
+        import numpy as np
+
         indices = self._check_indices(index_array)
         active, valid = self._evaluate(indices)
         if distinct:
@@ -293,6 +304,8 @@ class Space:
         return valid
 
     def _check_indices(self, index_array: Any) -> np.ndarray:
+        import numpy as np
+
         indices = np.asarray(index_array)
         if indices.ndim != 2 or indices.shape[1] != len(self.parameters) or indices.dtype.kind not in "iu":
             raise SpaceError(
@@ -305,6 +318,8 @@ class Space:
 
     def _evaluate(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per-row activity of each parameter (rows x parameters) and validity of each row."""
+        import numpy as np
+
         rows = len(indices)
         active = np.ones(indices.shape, dtype=bool)
         columns = {  # only what the rules read: the values of other parameters are never needed here
@@ -336,6 +351,8 @@ class Space:
         larger space (None: no limit), or fewer when the space has many
         parameters (at most :data:`WALK_CELLS` level indices are examined).
         """
+        import numpy as np
+
         if limit is not None:
             limit = min(limit, max(self.chunk_rows, WALK_CELLS // max(1, len(self.parameters))))
         scanned = 0
@@ -377,6 +394,8 @@ class Space:
         be scanned within ``max_draws`` assignments); raises SpaceError when
         valid configurations are too rare to find in ``max_draws`` draws.
         """
+        import numpy as np
+
         if n <= 0:
             return []
         rng = np.random.default_rng(seed)
@@ -418,6 +437,8 @@ def how_many(count: int) -> str:
 
 def _level_array(parameter: Parameter) -> np.ndarray:
     """Levels as a numpy array for the vectorised evaluator; booleans as 0/1 integers."""
+    import numpy as np
+
     if parameter.type == "categorical":
         return np.array(parameter.levels, dtype=str)
     values = [int(level) for level in parameter.levels]

@@ -41,7 +41,8 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
             budget: int | None = None, seed: int | None = None, options: dict | None = None,
             configurations=None, resume: bool = False, retry_failed: bool = False, storage=None,
             platform: dict | None = None, on_trial=None, on_batch=None, objective: str | None = None,
-            workers: int = 1, lie: str = "mean", on_start=None, on_wait=None, poll_s: float | None = None) -> Campaign:
+            workers: int = 1, lie: str = "mean", on_start=None, on_wait=None, poll_s: float | None = None,
+            check_benchmark: bool = True) -> Campaign:
     """A campaign of ``spec`` in study ``study_name``, measured here by ``runner`` in ``scratch``.
 
     ``sampler``, ``budget``, ``seed`` and ``options`` override the spec's
@@ -52,9 +53,11 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     Slurm job array), and a sampler that proposes one configuration at a time
     proposes ``workers`` at a time instead (:mod:`iotune.samplers.parallel`,
     with the constant ``lie``).  ``on_start``, ``on_wait`` and ``poll_s`` go to
-    the :class:`Campaign`.
+    the :class:`Campaign`.  ``check_benchmark`` False lets parameters that the built-in benchmark cannot
+    apply through (a runner that reads the configuration itself: :class:`iotune.runners.FunctionRunner`).
     """
-    spec.check_runnable()
+    if check_benchmark:
+        spec.check_runnable()
     settings = spec.campaign
     seed = settings.seed if seed is None else seed
     budget = settings.budget if budget is None else budget

@@ -259,7 +259,7 @@ class TransferTuner:
         """Mean, standard deviation and failure probability per candidate."""
         n = len(self.candidates)
         noise = self._noise(summary)
-        O, y = summary.measured, summary.mean
+        O = summary.measured
         J = self.prior.workloads
         if J == 0:
             if len(O) == 0:

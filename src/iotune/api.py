@@ -1,0 +1,276 @@
+"""iotune from Python: create or load a study, measure it, tune it, read its trials (docs/api.md).
+
+``iotune.create_study(spec, storage=...)`` stores a new study of a campaign spec;
+``iotune.load_study(name, storage=...)`` opens a stored one.  A :class:`Study`
+measures with a sampler (:meth:`Study.bench`), with a user's function as the
+benchmark (:meth:`Study.optimize`), or tunes one workload within a budget of
+runs (:meth:`Study.tune`), and reads its results (:meth:`Study.best`,
+:meth:`Study.trials`).  ``iotune bench``, ``screen``, ``testbed bench`` and
+``demo`` measure through :func:`run_bench`, the function :meth:`Study.bench` calls.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from iotune.errors import IotuneError
+from iotune.runners.registry import default_scratch, runner_and_storage
+from iotune.spec import CampaignSpec
+from iotune.store import Store
+from iotune.study.study import Study as StoredStudy
+from iotune.study.study import StudyError
+
+Progress = Callable[[object, object], None]
+"""``progress(trial, measurement)``: called after every finished trial (a TrialRecord and its Measurement)."""
+
+
+def _spec(spec) -> CampaignSpec:
+    if isinstance(spec, CampaignSpec):
+        return spec
+    if isinstance(spec, Mapping):
+        return CampaignSpec.from_data(dict(spec), "the spec given to create_study")
+    if isinstance(spec, (str, os.PathLike)):
+        return CampaignSpec.from_file(Path(spec))
+    raise IotuneError(f"a spec is a path to a YAML file, a dict or a CampaignSpec, got {type(spec).__name__}")
+
+
+def create_study(spec, storage: str | os.PathLike | None = None, *, name: str | None = None,
+                 load_if_exists: bool = False) -> Study:
+    """A new study of ``spec`` (a YAML path, a dict or a CampaignSpec) in ``storage`` (a SQLAlchemy URL such as
+    ``sqlite:///iotune.db`` or ``postgresql://...``, or a plain path of an SQLite file; default ``IOTUNE_DB``
+    or ``iotune.db``).  ``name`` defaults to the spec's.
+
+    StudyError when the name is taken, unless ``load_if_exists``: then the stored study, if it measures the
+    same space, benchmark and storage.
+    """
+    loaded = _spec(spec)
+    name = name or loaded.name
+    store = Store(storage)
+    try:
+        if store.get_study(name) is None:
+            from iotune.samplers import make_sampler
+
+            settings = loaded.campaign
+            record = make_sampler(settings.sampler, loaded.space, seed=settings.seed, budget=settings.budget,
+                                  options=settings.options, spec=loaded).record()
+            opened = StoredStudy.create(store, name, loaded, settings=record)
+        elif load_if_exists:
+            opened = StoredStudy.open_or_create(store, name, loaded, resume=True)
+        else:
+            raise StudyError(f"study {name!r} already exists in {store.url}; load it with iotune.load_study("
+                             f"{name!r}, storage=...) or pass load_if_exists=True")
+    except BaseException:
+        store.close()
+        raise
+    return Study(opened)
+
+
+def load_study(name: str, storage: str | os.PathLike | None = None) -> Study:
+    """The stored study ``name``; StudyError naming the known ones when there is none."""
+    store = Store(storage, create=False)
+    try:
+        return Study(StoredStudy.open(store, name))
+    except BaseException:
+        store.close()
+        raise
+
+
+def run_bench(store: Store, spec: CampaignSpec, name: str, *, runner="builtin",
+              scratch: str | os.PathLike | None = None,
+              sampler: str | None = None, budget: int | None = None, seed: int | None = None,
+              resume: bool = False, retry_failed: bool = False, timeout: float = 600.0, mpiexec: str | None = None,
+              testbed_dir: Path | None = None, configurations=None, replay_scale: float = 1.0,
+              progress: Progress | None = None, say: Callable[[str], None] | None = None,
+              run: Callable | None = None, check_benchmark: bool = True):
+    """Measure ``spec`` into study ``name`` of ``store``; returns the :class:`~iotune.study.CampaignReport`.
+
+    ``runner``: a registered name (:data:`iotune.runners.RUNNERS`) or a runner object (``run(spec, scratch)
+    -> Measurement``, left open for its owner to close).  ``run(campaign)`` runs the prepared campaign
+    (default ``campaign.run()``; the CLI draws a progress bar there); ``say(text)`` hears what is worth telling.
+    """
+    from iotune.bench.platform import platform_info
+    from iotune.study.measure import prepare
+
+    scratch = Path(scratch) if scratch is not None else default_scratch()
+    try:
+        scratch.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise IotuneError(f"cannot use scratch directory {scratch}: {error.strerror or error}") from None
+    named = isinstance(runner, str)
+    if named:
+        bench_runner, storage = runner_and_storage(spec, runner, timeout, mpiexec, scratch, testbed_dir, replay_scale,
+                                                   say=say)
+    elif spec.uses_testbed:
+        raise IotuneError("this spec builds storage on testbeds: give a runner by name (builtin or ior)")
+    else:
+        bench_runner, storage = runner, None
+    try:
+        campaign = prepare(store, spec, name, bench_runner, scratch, sampler=sampler, budget=budget, seed=seed,
+                           resume=resume, retry_failed=retry_failed, storage=storage,
+                           platform=platform_info(scratch), configurations=configurations, on_trial=progress,
+                           check_benchmark=check_benchmark)
+        try:
+            return run(campaign) if run is not None else campaign.run()
+        finally:
+            if campaign.worker is not None:
+                campaign.worker.close()
+    finally:
+        if named:
+            bench_runner.close()
+
+
+class Study:
+    """A stored study opened from Python: measure it, tune it, read it.  Close it (or use ``with``) when done."""
+
+    def __init__(self, study: StoredStudy):
+        self._study = study
+
+    def __repr__(self) -> str:
+        return f"iotune.Study({self.name!r}, storage={self.store.url!r})"
+
+    def __enter__(self) -> Study:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store connection this study holds."""
+        self.store.close()
+
+    @property
+    def name(self) -> str:
+        return self._study.name
+
+    @property
+    def store(self) -> Store:
+        return self._study.store
+
+    @property
+    def spec(self) -> CampaignSpec:
+        return self._study.spec
+
+    @property
+    def space(self):
+        return self._study.space
+
+    def _workload(self, workload: Mapping | None) -> dict:
+        """``workload`` with each value as the level it denotes (``"64KiB"`` -> 65536); SpaceError otherwise."""
+        return {name: self.space.parameter(name).normalise(value) for name, value in (workload or {}).items()}
+
+    def _reopen(self) -> None:
+        self._study = StoredStudy.open(self.store, self.name)
+
+    def bench(self, *, repeats: int | None = None, sampler: str | None = None, budget: int | None = None,
+              seed: int | None = None, runner="builtin", scratch: str | os.PathLike | None = None,
+              timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
+              retry_failed: bool = False, progress: Progress | None = None):
+        """Measure the configurations ``sampler`` chooses (default: the spec's), ``repeats`` times each, with
+        ``runner`` (``"builtin"``, ``"ior"``, ``"replay:TABLE.csv"`` or a runner object) in ``scratch``.
+
+        Continues the study: what the store holds is not measured again (FAILED trials only with
+        ``retry_failed``).  Returns the campaign's report (``completed``, ``failed``, ``best``, ...).
+        """
+        spec = self.spec.with_campaign(repeats=repeats)
+        report = run_bench(self.store, spec, self.name, runner=runner, scratch=scratch, sampler=sampler,
+                           budget=budget, seed=seed, resume=True, retry_failed=retry_failed, timeout=timeout,
+                           mpiexec=mpiexec, replay_scale=replay_scale, progress=progress)
+        self._reopen()
+        return report
+
+    def optimize(self, func: Callable[[dict], float], n_trials: int | None = None, *, sampler: str | None = None,
+                 repeats: int | None = None, seed: int | None = None, progress: Progress | None = None):
+        """Minimise ``func(config) -> seconds`` over the space: ``sampler`` (default: the spec's) proposes at most
+        ``n_trials`` configurations, each run ``repeats`` times (default: the spec's).
+
+        ``config`` is a dict of parameter values.  An exception in ``func`` or a return value that is not a
+        number of seconds > 0 is a FAILED trial with the error; the study goes on.  Returns the campaign report.
+        """
+        from iotune.runners.function import FunctionRunner
+
+        if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1):
+            raise IotuneError(f"n_trials must be a number of configurations >= 1, got {n_trials!r}")
+        spec = self.spec.with_campaign(repeats=repeats)
+        report = run_bench(self.store, spec, self.name, runner=FunctionRunner(func), sampler=sampler,
+                           budget=n_trials, seed=seed, resume=True, progress=progress, check_benchmark=False)
+        self._reopen()
+        return report
+
+    def tune(self, workload: Mapping | None = None, budget: int = 10, *, objective: str = "time",
+             runner="builtin", prior_studies=(), seed: int = 0, scratch: str | os.PathLike | None = None,
+             timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
+             on_step: Callable | None = None):
+        """The best configuration of ``workload`` (workload parameter -> a level of the space) within ``budget``
+        runs, learning from this study's runs and ``prior_studies`` (names or Study objects of this store).
+
+        Returns the :class:`~iotune.study.tune.TuneResult`: ``best`` and ``default`` (mean and 95% interval),
+        ``gain`` over the default with its interval, whether the best is ``separated`` from the runner-up.
+        ``on_step(step, result_so_far)`` is called after every run.
+        """
+        from iotune.bench.platform import platform_info
+        from iotune.study import Objective, Worker
+        from iotune.study.tune import Tuner
+
+        self.spec.check_runnable()
+        priors = tuple(p._study if isinstance(p, Study) else StoredStudy.open(self.store, p) for p in prior_studies)
+        scratch = Path(scratch) if scratch is not None else default_scratch()
+        scratch.mkdir(parents=True, exist_ok=True)
+        named = isinstance(runner, str)
+        run, storage = runner_and_storage(self.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale) \
+            if named else (runner, None)
+        worker = Worker(self._study, run, scratch, storage=storage, platform=platform_info(scratch))
+        try:
+            tuner = Tuner(self._study, worker, self._workload(workload), budget, objective=Objective(objective),
+                          prior_studies=priors, seed=seed, on_step=on_step)
+            return tuner.run()
+        finally:
+            worker.close()
+            if named:
+                run.close()
+
+    def best(self, workload: Mapping | None = None):
+        """The fastest measured configuration of ``workload`` (an :class:`iotune.analysis.WorkloadBest`: ``best``
+        with ``config``, ``mean_time``, ``n``; the default and the speedups); ``workload`` may be left out when
+        the study measured one.  StudyError when nothing of that workload completed."""
+        from iotune.analysis import best_per_workload
+
+        bests = best_per_workload(self.space, self._study.trials())
+        if workload is not None:
+            wanted = self._workload(workload)
+            bests = [b for b in bests if all(b.workload.get(k) == v for k, v in wanted.items())]
+        if not bests:
+            raise StudyError(f"study {self.name!r} has no completed trial" +
+                             (f" of workload {dict(workload)}" if workload is not None else ""))
+        if len(bests) > 1:
+            raise StudyError(f"study {self.name!r} measured {len(bests)} workloads; name one: best(workload="
+                             f"{bests[0].workload})")
+        return bests[0]
+
+    def records(self) -> list[dict]:
+        """One dict per trial: id, state, repeat, each parameter's value, ``io_seconds``, ``wall_seconds``,
+        ``error``, ``config_key``, ``workload_key`` (what :meth:`trials` puts in a DataFrame)."""
+        names = [p.name for p in self.space.parameters]
+        out = []
+        for trial in self._study.trials():
+            row = {"trial_id": trial.id, "state": trial.state, "repeat": trial.repeat}
+            row.update({name: trial.config.get(name) for name in names})
+            row.update({"io_seconds": trial.io_seconds if trial.phases else None, "wall_seconds": trial.wall_seconds,
+                        "error": trial.error, "runner": trial.runner, "config_key": trial.config_key,
+                        "workload_key": trial.workload_key, "finished_at": trial.finished_at})
+            out.append(row)
+        return out
+
+    def trials(self):
+        """The trials as a pandas DataFrame, one row per trial (:meth:`records`); needs pandas
+        (``pip install 'iotune[pandas]'``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise IotuneError("Study.trials() returns a pandas DataFrame: pip install 'iotune[pandas]' (or use "
+                              "Study.records() for plain dicts)") from None
+        names = [p.name for p in self.space.parameters]
+        columns = ["trial_id", "state", "repeat", *names, "io_seconds", "wall_seconds", "error", "runner",
+                   "config_key", "workload_key", "finished_at"]
+        return pandas.DataFrame(self.records(), columns=columns)

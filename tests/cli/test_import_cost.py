@@ -1,0 +1,62 @@
+"""Issue 21: the quick answers do not load the heavy libraries (a module-presence check, not a timing).
+
+``iotune --help`` loads none of scikit-learn, scipy, matplotlib, pandas, pyarrow or numpy; ``iotune results``,
+``studies`` and ``status`` on a stored study load none of them either (they read the store through SQLAlchemy).
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import iotune
+
+HEAVY = ("sklearn", "scipy", "matplotlib", "pandas", "pyarrow", "numpy")
+
+PROBE = """
+import io, json, sys
+from contextlib import redirect_stdout
+from iotune.cli.app import main
+with redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.split(".")[0] in %r)}))
+""" % (HEAVY,)
+
+
+def _loaded(*args, cwd) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=cwd,
+                          env={"IOTUNE_PLAIN": "1", "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["code"] == 0, done.stderr
+    return sorted({name.split(".")[0] for name in report["loaded"]})
+
+
+def test_import_iotune_loads_nothing_heavy(tmp_path):
+    code = f"import iotune, iotune.errors, iotune.runners, sys; print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_help_loads_no_heavy_library(tmp_path):
+    assert _loaded("--help", cwd=tmp_path) == []
+
+
+@pytest.fixture
+def stored_study(tmp_path):
+    spec = {"name": "quick", "parameters": [
+        {"name": "transfer_size", "type": "size", "levels": ["64KiB", "1MiB"], "role": "workload",
+         "layer": "application"},
+        {"name": "romio_cb_write", "type": "categorical", "levels": ["automatic", "enable", "disable"],
+         "role": "system", "layer": "mpiio"}],
+        "campaign": {"sampler": "full", "repeats": 2}}
+    with iotune.create_study(spec, storage=tmp_path / "quick.db") as study:
+        report = study.optimize(lambda config: 1.0 + (config["romio_cb_write"] == "disable"))
+    assert report.completed == 12
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", [["results", "--study", "quick"], ["studies"], ["status", "--study", "quick"]])
+def test_reading_commands_load_no_heavy_library(stored_study, command):
+    assert _loaded(*command, "--db", str(stored_study / "quick.db"), cwd=stored_study) == []
