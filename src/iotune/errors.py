@@ -42,6 +42,7 @@ _ELSEWHERE = {
     "CostError": "iotune.recommend.cost",
     "DeadlineError": "iotune.analytic.cache_model",
     "ExpressionError": "iotune.space.expressions",
+    "InputError": "iotune.bounded",
     "FieldError": "iotune.space.parameter",
     "IorInputError": "iotune.importers.ior_checks",
     "LearningError": "iotune.learn.errors",
@@ -61,6 +62,7 @@ _ELSEWHERE = {
     "UnsafeEnvironmentError": "iotune.spec.environment",
     "VariabilityError": "iotune.variability.errors",
     "WorkloadError": "iotune.workload",
+    "WorldSetupError": "iotune.bench.world",
 }
 
 __all__ = sorted(["IotuneError", "SpaceError", "UnitError", "StoreError", "BenchError", "MpiNotFoundError",
