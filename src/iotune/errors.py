@@ -43,6 +43,7 @@ _ELSEWHERE = {
     "DecisionError": "iotune.recommend.decision",
     "DeadlineError": "iotune.analytic.cache_model",
     "ExpressionError": "iotune.space.expressions",
+    "InputError": "iotune.bounded",
     "FieldError": "iotune.space.parameter",
     "IorInputError": "iotune.importers.ior_checks",
     "LayoutError": "iotune.fslayout.base",
@@ -63,6 +64,7 @@ _ELSEWHERE = {
     "UnsafeEnvironmentError": "iotune.spec.environment",
     "VariabilityError": "iotune.variability.errors",
     "WorkloadError": "iotune.workload",
+    "WorldSetupError": "iotune.bench.world",
 }
 
 __all__ = sorted(["IotuneError", "SpaceError", "UnitError", "StoreError", "BenchError", "MpiNotFoundError",

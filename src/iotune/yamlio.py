@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from iotune.bounded import InputError, read_bounded
 from iotune.errors import SpaceError
 
 MAX_BYTES = 4 * 2**20
@@ -126,15 +127,10 @@ def load_yaml(text: str | bytes, source: str) -> tuple[Any, Lines]:
 
 def read_yaml_file(path: str | Path, what: str = "YAML file") -> tuple[Any, Lines]:
     """Read and parse a YAML file; ``what`` names it in errors ("spec", "workload file", ...)."""
-    try:
-        size = Path(path).stat().st_size
-        if size > MAX_BYTES:
-            raise SpaceError(f"{path}: the {what} is {size} bytes, larger than {MAX_BYTES // 2**20} MiB")
-        raw = Path(path).read_bytes()
-    except IsADirectoryError:
-        raise SpaceError(f"{path}: cannot read the {what}: it is a directory") from None
-    except OSError as exc:
-        raise SpaceError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    try:  # by reading, not stat: /dev/zero, a FIFO and <(cmd) have no size
+        raw = read_bounded(path, MAX_BYTES, what)
+    except InputError as exc:
+        raise SpaceError(str(exc)) from None
     return load_yaml(raw, str(path))
 
 

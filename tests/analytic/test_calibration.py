@@ -10,13 +10,14 @@ import sys
 import pytest
 
 from iotune.analytic.calibration import Calibration, Sample
+from tests.unprivileged import NOBODY, run_as
 
 ENV = {**os.environ, "IOTUNE_PLAIN": "1"}
 DATASETS, CACHES, SLOW, FAST = [32, 64], [48, 96], 33.0, 128.0
 
 
-def run(*args, prefix=()):
-    return subprocess.run([*prefix, sys.executable, "-m", "iotune", *map(str, args)], env=ENV, capture_output=True,
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "iotune", *map(str, args)], env=ENV, capture_output=True,
                           text=True, timeout=300, cwd="/")
 
 
@@ -84,7 +85,8 @@ def test_calibration_yaml_round_trip_without_hardware():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to uid 65534")
 def test_non_root_gets_one_line_error():
-    done = run("model", "calibrate", prefix=("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"))
+    done = run_as(NOBODY, [sys.executable, "-m", "iotune", "model", "calibrate"], env=ENV, capture_output=True,
+                  text=True, timeout=300, cwd="/")
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "needs root" in lines[0] and "falls back" in lines[0], done.stderr

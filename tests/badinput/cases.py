@@ -8,7 +8,8 @@ the case's own directory to its content, one of
   fixture damaged by one of :data:`DAMAGES`,
 - ``("export", mutation)`` / ``("ior", mutation)``: the valid JSON export or IOR
   summary the test builds, changed by ``mutation(document)`` (which edits it in place),
-- ``("setup", name)``: a file the test builds once (``trained.db``: a store with a trained model).
+- ``("setup", name)``: a file the test builds once (``trained.db``: a store with a trained model),
+- ``("fifo",)``: a FIFO that nobody writes.
 
 Every case must end with exit status ``code`` (2 unless said), one stderr line
 starting ``error: `` that contains ``fragment`` (when given), no traceback, no
@@ -75,7 +76,28 @@ LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
     for i in range(8))
 
+REPLAY_HEADER = ("trial_uid,repeat,phase,bytes,seconds,open_seconds,transfer_seconds,close_seconds,ops,"
+                 "cfg.transfer_size,cfg.romio_cb_write\n")
+
+
+def replay_row(phase="write", bytes_="2097152", seconds="0.5") -> str:
+    return f"t1,0,{phase},{bytes_},{seconds},0.01,0.4,0.01,32,65536,enable\n"
+
+
+REPLAY_TABLES = [  # replay tables that poisoned later commands (issue 22, item 3)
+    ("zero-seconds", replay_row(seconds="0"), "seconds"),
+    ("40-digit-bytes", replay_row(bytes_="1" * 40), "bytes"),
+    ("phase-name", replay_row(phase="<script>"), "phase must be one of"),
+    ("repeated-rows", replay_row() * 3, "appears 3 times"),
+    ("cut-mid-row", replay_row() + replay_row(phase="read")[:-20], "fewer fields"),
+    ("cut-in-last-field", replay_row() + replay_row(phase="read")[:-3], "cut short"),
+]
+
 SPECS = [
+    spec("hint-injects-hints", with_param("{name: cb_nodes, type: categorical, levels: ['1:striping_factor=8'], "
+                                          "role: system, layer: mpiio}"), "cb_nodes"),
+    Case("spec-dev-zero", ["space", "validate", "/dev/zero"], {}, "is a device"),
+    Case("spec-fifo", ["space", "validate", "s.yaml"], {"s.yaml": ("fifo",)}, "nothing writes"),
     spec("not-utf8", b"name: \xff\xfe bad\nparameters: []\n", "UTF-8"),
     spec("utf16", "name: x\n".encode("utf-16")),
     spec("nul-bytes", b"name: x\x00\nparameters:\n"),
@@ -201,6 +223,9 @@ SPECS = [
     spec("show-2pow100-empty", huge_space(2, 100, "p0 + p1 > 100"), "assignments", command="show"),
     spec("bench-full-huge", huge_space(10, 30, "p0 > 0") + "campaign: {sampler: full}\n", "assignments",
          command="bench"),
+    spec("bench-random-nothing-meets",
+         huge_space(10, 30, "p0 > 100") + "campaign: {sampler: random, budget: 5}\n",
+         "no configuration meeting its constraints", command="bench"),
     spec("validate-full-huge", huge_space(10, 30, "p0 > 0") + "campaign: {sampler: full}\n", "assignments"),
 ]
 
@@ -428,6 +453,8 @@ OPTIONS = [
                                      "--db", "s.db"], {"s.yaml": SPEC, "p.yaml": "instances: [*x]\n"}),
     Case("option-tune-pricing-missing", ["tune", "s.yaml", "--budget", "2", "--objective", "cost", "--pricing",
                                          "nothere.yaml", "--db", "s.db"], {"s.yaml": SPEC}, "nothere.yaml"),
+    Case("option-workload-100k-characters", ["recommend", "-s", "tuned", "-w", "a" * 100_000, "--db", "t.db"],
+         {"t.db": ("setup", "trained.db")}, "100,000 characters"),
     Case("option-workload-unknown-value", ["recommend", "-s", "tuned", "-w", "transfer_size=lots",
                                            "--db", "t.db"], {"t.db": ("setup", "trained.db")}),
     Case("option-replay-garbage", ["bench", "s.yaml", "--runner", "replay:t.csv", "--db", "s.db"],
@@ -438,6 +465,14 @@ OPTIONS = [
          {"s.yaml": SPEC}, "nothere.csv"),
     Case("option-replay-wrong-columns", ["bench", "s.yaml", "--runner", "replay:t.csv", "--db", "s.db"],
          {"s.yaml": SPEC, "t.csv": "colour,size\nred,4\n"}),
+    *(Case(f"option-replay-{name}", ["bench", "s.yaml", "--runner", "replay:t.csv", "--db", "s.db"],
+           {"s.yaml": SPEC, "t.csv": REPLAY_HEADER + body}, fragment) for name, body, fragment in REPLAY_TABLES),
+    Case("option-replay-dev-zero", ["bench", "s.yaml", "--runner", "replay:/dev/zero", "--db", "s.db"],
+         {"s.yaml": SPEC}, "is a device"),
+    Case("option-replay-fifo", ["bench", "s.yaml", "--runner", "replay:t.csv", "--db", "s.db"],
+         {"s.yaml": SPEC, "t.csv": ("fifo",)}, "nothing writes"),
+    Case("option-replay-directory", ["bench", "s.yaml", "--runner", "replay:.", "--db", "s.db"],
+         {"s.yaml": SPEC}, "is a directory"),
     Case("option-scratch-file", ["bench", "s.yaml", "--scratch", "afile", "--db", "s.db"],
          {"s.yaml": SPEC, "afile": "a file\n"}, "afile"),
     Case("option-scratch-proc", ["bench", "s.yaml", "--scratch", "/proc/x", "--db", "s.db"], {"s.yaml": SPEC},

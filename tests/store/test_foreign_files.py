@@ -74,3 +74,19 @@ def test_a_store_open_elsewhere_in_wal_mode_still_opens(tmp_path):
         first.create_study("s", "", "h", {})
         with Store(path) as second:  # the -wal file exists: checked through a read-only connection
             assert [s.name for s in second.list_studies()] == ["s"]
+
+
+def test_a_store_of_a_newer_schema_is_refused_unchanged(tmp_path):
+    """Before: it was switched to write-ahead logging (file header and -wal/-shm files) before it was refused."""
+    from iotune.store.schema import SCHEMA_VERSION
+
+    path = tmp_path / "newer.db"
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA journal_mode = DELETE")
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="newer than this iotune"):
+        Store(path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["newer.db"]

@@ -191,3 +191,23 @@ def test_compact_ground_truth_csv_needs_its_spec_and_then_imports(tmp_path):
         assert all(spec.space.configuration(t.config).key == t.config_key for t in trials)
         assert store.get_study("gt").space_hash == spec.space.hash
         assert store.import_file(part, spec=spec, study="gt").trials_duplicate == 20
+
+
+@pytest.mark.parametrize(("damage", "fragment"), [
+    (lambda text, lines, i: "\n".join(lines[:i + 1] + [lines[i]] * 2 + lines[i + 1:]) + "\n", "appears 3 times"),
+    (lambda text, lines, i: text[:-1 - len(lines[-1]) // 2], "fewer cells|cut short"),
+    (lambda text, lines, i: text[:-3], "cut short"),
+], ids=["rows-repeated", "cut-mid-row", "cut-in-last-field"])
+def test_a_flat_csv_with_rows_repeated_or_cut_short_is_refused(tmp_path, damage, fragment):
+    """Before: each trial's phases were tripled, or the last row read short, without a word (issue 22, item 3)."""
+    _good_export(tmp_path)
+    with Store(tmp_path / "source.db") as store:
+        store.export(tmp_path / "rows.csv", "csv")
+    text = (tmp_path / "rows.csv").read_text()
+    lines = text.splitlines()
+    index = max(i for i, line in enumerate(lines) if ",COMPLETE," in line)
+    (tmp_path / "bad.csv").write_text(damage(text, lines, index))
+    with Store(tmp_path / "target.db") as store:
+        with pytest.raises(StoreError, match=fragment):
+            store.import_file(tmp_path / "bad.csv")
+        assert store.trials() == []

@@ -25,7 +25,7 @@ phase = st.builds(
     PhaseResult,
     phase=st.sampled_from(["write", "read"]),
     bytes=st.integers(min_value=0, max_value=2**62),
-    seconds=seconds,
+    seconds=st.floats(min_value=1e-9, max_value=1e6),  # a phase of 0 s is stored as the runner's failure
     open_seconds=seconds,
     transfer_seconds=seconds,
     close_seconds=seconds,

@@ -158,3 +158,32 @@ def test_a_worker_presumed_dead_never_records_the_trial_another_took_over(new_po
                 os.kill(process.pid, signal.SIGCONT)
                 process.kill()
                 process.wait()
+
+
+def test_a_worker_started_before_its_study_waits_for_it(tmp_path):
+    """Before: `iotune worker --study S` started before its controller created S (and the store) exited at once
+    (issue 22, item 11)."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    started = worker(url, tmp_path, "--replay-scale", "0", "--wait", "120")
+    try:
+        time.sleep(2)
+        assert started.poll() is None, started.communicate()[1][-2000:]
+        keys = queue(f"sqlite:///{tmp_path}/new.db", 2)
+        assert not (tmp_path / "new.db-wal").exists()
+        os.rename(tmp_path / "new.db", tmp_path / "s.db")  # store, study and queue appear at once
+        out, err = started.communicate(timeout=120)
+    finally:
+        if started.poll() is None:
+            started.kill()
+            started.wait()
+    assert started.returncode == 0 and "waiting up to 120 s for study gt" in err, err[-2000:]
+    assert "2 trials completed, 0 failed" in err
+    with Store(url) as store:
+        assert sorted(t.config_key for t in store.trials(study="gt", state="COMPLETE")) == sorted(keys)
+
+
+def test_a_worker_told_not_to_wait_says_the_study_is_missing(tmp_path):
+    url = f"sqlite:///{tmp_path}/s.db"
+    done = worker(url, tmp_path, "--wait", "0")
+    _, err = done.communicate(timeout=60)
+    assert done.returncode == 2 and err.strip().splitlines()[-1].startswith("error: no store at"), err

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.unprivileged import run_as
+
 
 def leftovers(root: Path) -> list[str]:
     """Loop devices, mounts and cgroups that still refer to testbeds under ``root``."""
@@ -58,9 +60,8 @@ def make_testbed(testbed_root):
 
 def run_cli(*args, user: str | None = None, env: dict | None = None, timeout: float = 120):
     """Run ``python -m iotune`` (as ``user`` via setpriv when given and we are root, else as ourselves)."""
-    prefix = []
-    if user is not None and os.geteuid() == 0:
-        prefix = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"]
     environment = {**os.environ, "IOTUNE_PLAIN": "1", **(env or {})}
-    return subprocess.run([*prefix, sys.executable, "-m", "iotune", *map(str, args)], capture_output=True, text=True,
-                          env=environment, timeout=timeout, cwd="/")
+    command = [sys.executable, "-m", "iotune", *map(str, args)]
+    if user is not None and os.geteuid() == 0:
+        return run_as(user, command, capture_output=True, text=True, env=environment, timeout=timeout, cwd="/")
+    return subprocess.run(command, capture_output=True, text=True, env=environment, timeout=timeout, cwd="/")

@@ -7,22 +7,42 @@ the benchmark that measured it applied it.  ``striping_unit`` is in bytes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
+from iotune.errors import SpaceError
+from iotune.spec.mapping import check_hint_value
 from iotune.units import format_size
+
+HINT_NAME = re.compile(r"[A-Za-z0-9_]{1,255}")
 
 STRIPING_FACTOR = "striping_factor"
 STRIPING_UNIT = "striping_unit"
 
 
+def checked(hints: Mapping[str, str]) -> dict[str, str]:
+    """``hints`` if every key is a hint name and every value one hint's (:func:`check_hint_value`), else SpaceError:
+    values come from stores and imports too, and must not add hints of their own in any of these forms."""
+    for key, value in hints.items():
+        if not HINT_NAME.fullmatch(str(key)):
+            raise SpaceError(f"{str(key)[:40]!r} is not an MPI-IO hint name (letters, digits and _ only)")
+        check_hint_value(key, str(value))
+    return {str(key): str(value) for key, value in hints.items()}
+
+
 def romio_hints_file(hints: Mapping[str, str]) -> str:
     """Text of a ROMIO hints file (``ROMIO_HINTS=FILE``): one ``key value`` line per hint."""
-    return "".join(f"{key} {value}\n" for key, value in hints.items())
+    return "".join(f"{key} {value}\n" for key, value in checked(hints).items())
 
 
 def mpich_mpiio_hints(hints: Mapping[str, str], pattern: str = "*") -> str:
-    """Value of ``MPICH_MPIIO_HINTS`` (Cray MPICH): ``pattern:key=value:key=value``; empty when no hints."""
-    return ":".join([pattern, *(f"{key}={value}" for key, value in hints.items())]) if hints else ""
+    """Value of ``MPICH_MPIIO_HINTS`` (Cray MPICH): ``pattern:key=value:key=value``; empty when no hints.
+
+    A value holding ``:`` or ``,`` (``cb_config_list=*:*``), which separate hints and groups there, is left
+    out of this form; the ROMIO hints file and IOR's variables carry it.
+    """
+    kept = {key: value for key, value in checked(hints).items() if not set(value) & set(":,")}
+    return ":".join([pattern, *(f"{key}={value}" for key, value in kept.items())]) if kept else ""
 
 
 def ior_env(hints: Mapping[str, str]) -> list[str]:

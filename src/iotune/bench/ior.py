@@ -23,6 +23,7 @@ from iotune.units import MIB
 from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.bench.world import find_mpiexec, kill_tree, process_tree
 from iotune.errors import BenchError
+from iotune.shield import shielded
 
 _HINT_BLOCK = re.compile(r"hints returned from opened file \{(.*?)\}", re.S)
 _PASSED_BLOCK = re.compile(r"hints passed to MPI_File_open\(\) \{(.*?)\}", re.S)
@@ -271,6 +272,7 @@ class IorRunner:
         self.mpiexec = find_mpiexec(mpiexec)
         self.timeout = timeout
         self.cache_mode = cache_mode
+        self._trial_dirs: set[Path] = set()
 
     def _resolve(self, spec: BenchmarkSpec) -> str:
         if spec.operation == "write":
@@ -320,7 +322,9 @@ class IorRunner:
             if spec.layout:
                 raise BenchError("the ior runner does not set file layouts (stripe_count, ...); use the builtin runner")
             try:
-                trial = make_trial_dir(Path(scratch))
+                with shielded():  # a signal between mkdtemp and the assignments would leave the directory
+                    trial = make_trial_dir(Path(scratch))
+                    self._trial_dirs.add(trial)
             except OSError as exc:
                 raise BenchError(f"scratch directory {str(scratch)!r} is not usable: {exc.strerror or exc}") from None
             env = {**os.environ, **spec.env}
@@ -345,12 +349,19 @@ class IorRunner:
             measurement = Measurement.failed(str(exc).replace("\n", " "))
         finally:
             if trial is not None:
-                shutil.rmtree(trial, ignore_errors=True)
+                self._remove(trial)
         measurement.hints_requested = dict(spec.hints)
         measurement.runner = self.name
         measurement.command = ior_command_line(spec, str(trial / "testFile") if trial else None, mode)
         measurement.wall_seconds = time.perf_counter() - started
         return measurement
 
+    def _remove(self, trial: Path) -> None:
+        with shielded():
+            shutil.rmtree(trial, ignore_errors=True)
+            self._trial_dirs.discard(trial)
+
     def close(self) -> None:
-        """Nothing to release: each trial is its own mpiexec."""
+        """Remove a trial directory that a signal kept from its removal (each trial is its own mpiexec)."""
+        for trial in list(self._trial_dirs):
+            self._remove(trial)

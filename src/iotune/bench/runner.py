@@ -13,15 +13,20 @@ from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
 from iotune.bench.ownership import current_owner, remove_stale
-from iotune.bench.world import WorkerWorld, find_mpiexec
+from iotune.bench.world import WorkerWorld, WorldSetupError, find_mpiexec
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import MpiNotFoundError
 from iotune.fslayout import LayoutError, driver_for
+from iotune.shield import shielded
 from iotune.units import format_size
 
 
 class Runner(Protocol):
-    """Executes one trial and reports it; a failed trial is a FAILED Measurement, never an exception."""
+    """Executes one trial and reports it; a failed trial is a FAILED Measurement, never an exception.
+
+    The exception is a fault of this process's setup that no trial can get past (a BenchError such as
+    :class:`~iotune.bench.world.WorldSetupError`): raised, it stops the campaign and leaves the trial queued.
+    """
 
     name: str
 
@@ -144,6 +149,7 @@ class BuiltinRunner:
         self._world: WorkerWorld | None = None
         self._world_key: tuple | None = None
         self._swept: set[Path] = set()
+        self._trial_dirs: set[Path] = set()
 
     def __enter__(self) -> BuiltinRunner:
         return self
@@ -159,7 +165,7 @@ class BuiltinRunner:
     def _world_for(self, spec: BenchmarkSpec) -> WorkerWorld:
         key = (spec.processes, tuple(sorted(spec.env.items())))
         if self._world is None or self._world_key != key:
-            self.close()
+            self._close_world()
             self._world = WorkerWorld(spec.processes, self.mpiexec, env=spec.env, timeout=self.timeout,
                                       nodes=self.nodes)
             self._world_key = key
@@ -177,7 +183,9 @@ class BuiltinRunner:
                 remove_stale_trial_dirs(Path(scratch))
                 self._swept.add(Path(scratch))
             try:
-                trial_dir = make_trial_dir(Path(scratch))
+                with shielded():  # a signal between mkdtemp and the assignments would leave the directory
+                    trial_dir = make_trial_dir(Path(scratch))
+                    self._trial_dirs.add(trial_dir)
             except OSError as exc:
                 measurement = Measurement.failed(
                     f"scratch directory {str(scratch)!r} is not usable: {exc.strerror or exc}"
@@ -189,19 +197,31 @@ class BuiltinRunner:
                     measurement = self._world_for(spec).run(spec, trial_dir, self.cache_mode)
                 except LayoutError as exc:
                     measurement = Measurement.failed(str(exc))
+                except WorldSetupError:
+                    raise  # no trial can run here: the campaign stops and the trial stays queued
                 except Exception as exc:  # noqa: BLE001 - a trial failure is reported, never raised
-                    self.close()
+                    self._close_world()
                     measurement = Measurement.failed(f"{type(exc).__name__}: {exc}".replace("\n", " "))
                 finally:
-                    shutil.rmtree(trial_dir, ignore_errors=True)
+                    self._remove_trial_dir(trial_dir)
         measurement.hints_requested = dict(spec.hints)
         measurement.runner = self.name
         measurement.command = ior_command_line(spec, cache_mode=measurement.read_cache_mode)
         measurement.wall_seconds = time.perf_counter() - started
         return measurement
 
+    def _remove_trial_dir(self, trial_dir: Path) -> None:
+        with shielded():
+            shutil.rmtree(trial_dir, ignore_errors=True)
+            self._trial_dirs.discard(trial_dir)
+
     def close(self) -> None:
-        """Stop the worker world, if any."""
+        """Stop the worker world, if any, and remove a trial directory that a signal kept from its removal."""
+        for trial_dir in list(self._trial_dirs):
+            self._remove_trial_dir(trial_dir)
+        self._close_world()
+
+    def _close_world(self) -> None:
         if self._world is not None:
             self._world.close()
         self._world = None

@@ -1,4 +1,4 @@
-"""Rank side of the persistent worker world: ``python -m iotune.bench.worker <socket path>``.
+"""Rank side of the persistent worker world: ``python -m iotune.bench.worker <socket address>``.
 
 Rank 0 connects to the controller's Unix-domain socket and reads
 newline-delimited JSON requests; every request is broadcast to all ranks.
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from iotune.bench import mpi_temp
 from iotune.bench.kernel import run_kernel, summarise
-from iotune.bench.world import CONTROLLER_ENV
+from iotune.bench.world import CONTROLLER_ENV, socket_address
 from iotune.owner import host_name, owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec
 
@@ -48,7 +48,7 @@ class _Channel:
 
     def __init__(self, path: str):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
+        self.sock.connect(socket_address(path))
         self.reader = self.sock.makefile("r", encoding="utf-8")
         self.closed = False
 

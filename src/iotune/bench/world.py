@@ -36,6 +36,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -48,7 +49,9 @@ from iotune.bench.ownership import current_owner, remove_stale
 from iotune.errors import BenchError, MpiNotFoundError
 from iotune.owner import local_pid, owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec, Measurement
+from iotune.shield import shielded
 
+SOCKET_PATH_MAX = 107  # bytes of sun_path before its terminating NUL (Linux: 108)
 STARTUP_TIMEOUT = 60.0
 CONTROLLER_ENV = "IOTUNE_CONTROLLER_OWNER"
 STDERR_TAIL = 400
@@ -95,6 +98,26 @@ def local_launcher(mpiexec: str) -> str:
     if real == hydra or filecmp.cmp(real, hydra, shallow=False):
         return str(gforker)
     return str(mpiexec)
+
+
+def control_address(directory: Path) -> str:
+    """Where a world's control socket listens: ``control.sock`` in the world's directory when that path fits in
+    a Unix socket address, else (a long TMPDIR, as clusters give per job) the Linux abstract socket named
+    after the directory, written ``@name``.  Both are checked the same way: only a peer of our own uid is
+    accepted (:func:`peer_uid`), since an abstract socket has no file permissions."""
+    path = str(directory / "control.sock")
+    return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else "@" + directory.name
+
+
+def socket_address(address: str) -> str:
+    """The address to bind or connect to: a leading ``@`` stands for the abstract namespace's NUL byte."""
+    return "\0" + address[1:] if address.startswith("@") else address
+
+
+def peer_uid(connection: socket.socket) -> int:
+    """The user id of the process at the other end of a Unix socket (SO_PEERCRED)."""
+    credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", credentials)[1]
 
 
 def _children_map() -> dict[int, list[int]]:
@@ -167,6 +190,10 @@ def _tail(path: Path, limit: int = STDERR_TAIL) -> str:
         return ""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return " | ".join(lines)[-limit:]
+
+
+class WorldSetupError(BenchError):
+    """This process cannot set up a world at all (its control socket): no trial can run, none is to blame."""
 
 
 class WorkerWorld:
@@ -250,18 +277,24 @@ class WorkerWorld:
         """Start mpiexec and wait for rank 0's hello (raises BenchError on failure)."""
         self.close()
         remove_stale(Path(tempfile.gettempdir()), WORLD_PREFIX)  # of controllers that died here (SIGKILL)
-        self._st["dir"] = Path(tempfile.mkdtemp(prefix=WORLD_PREFIX + current_owner().tag))
-        address = str(self._dir / "control.sock")
+        with shielded():  # a signal between mkdtemp and the assignment would leave the directory
+            self._st["dir"] = Path(tempfile.mkdtemp(prefix=WORLD_PREFIX + current_owner().tag))
+        address = control_address(self._dir)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(address)
-        listener.listen(1)
+        try:
+            listener.bind(socket_address(address))
+            listener.listen(1)
+        except OSError as exc:
+            listener.close()
+            raise WorldSetupError(f"cannot listen on the worker world's control socket {address}: "
+                                  f"{exc.strerror or exc}") from None
         local = {} if self.nodes > 1 else LOOPBACK_ENV  # ranks on several nodes talk over the network
         env = {**local, **os.environ, **self.env, CONTROLLER_ENV: process_owner()}
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
         launcher = self.mpiexec if self.nodes > 1 else local_launcher(self.mpiexec)
         command = [launcher, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
-        with open(self._dir / "stderr.txt", "wb") as errors:
+        with open(self._dir / "stderr.txt", "wb") as errors, shielded():  # else a signal could orphan mpiexec
             self._st["proc"] = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors, env=env, start_new_session=True
             )
@@ -270,7 +303,11 @@ class WorkerWorld:
             listener.settimeout(0.1)
             while self._sock is None:
                 try:
-                    self._st["sock"], _ = listener.accept()
+                    connection, _ = listener.accept()
+                    if peer_uid(connection) == os.geteuid():
+                        self._st["sock"] = connection
+                    else:  # another user found the abstract socket
+                        connection.close()
                 except TimeoutError:
                     if self._proc.poll() is not None:
                         raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode} at startup"))
@@ -352,7 +389,8 @@ class WorkerWorld:
         return self.request({"op": "ping"}, timeout=min(self.timeout, STARTUP_TIMEOUT))["pids"]
 
     def run(self, spec: BenchmarkSpec, directory: Path, cache_mode: str = "auto") -> Measurement:
-        """Run one trial in ``directory``; a failure comes back as a FAILED Measurement, never raised."""
+        """Run one trial in ``directory``; a failure comes back as a FAILED Measurement, never raised, except
+        :class:`WorldSetupError`: a world that cannot be set up here is no fault of the trial's."""
         if spec.processes != self.processes:
             return Measurement.failed(
                 f"spec asks for {spec.processes} processes but this world has {self.processes}"
@@ -360,6 +398,8 @@ class WorkerWorld:
         message = {"op": "run", "spec": spec.to_dict(), "dir": str(directory), "cache_mode": cache_mode}
         try:
             reply = self.request(message)
+        except WorldSetupError:
+            raise
         except BenchError as exc:
             return Measurement.failed(str(exc), hints_requested=dict(spec.hints))
         measurement = Measurement.from_dict(reply["measurement"])
@@ -385,6 +425,11 @@ class WorkerWorld:
     @staticmethod
     def _cleanup(state: dict) -> None:
         """Kill mpiexec, its proxies and the ranks, close the socket, remove the directory and MPI's files."""
+        with shielded():
+            WorkerWorld._cleanup_now(state)
+
+    @staticmethod
+    def _cleanup_now(state: dict) -> None:
         proc, sock, directory = state["proc"], state["sock"], state["dir"]
         if sock is not None:
             sock.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import typer
@@ -10,6 +11,7 @@ from iotune.cli.common import (
     check_runnable_configurations,
     executor_job,
     prepare_scratch,
+    results_command,
     run_campaign,
     warn_unknown_hints,
 )
@@ -78,7 +80,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
     else:
         measure_spec(loaded, study, db, resume=resume, retry_failed=retry_failed, scratch=scratch, runner=runner,
                      timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale)
-    Terminal().info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
+    Terminal().info(f"results: {results_command(study, db)}")
 
 
 def refuse_testbed_resume(db: str | None, study: str, spec) -> None:
@@ -95,7 +97,7 @@ def refuse_testbed_resume(db: str | None, study: str, spec) -> None:
         options = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in sorted(stored.storage.items())
                            if key in TESTBED_OPTIONS) + (" --raid0" if stored.storage.get("raid0") else "")
         raise IotuneError(f"study {study!r} was measured on a testbed ({_storage(stored.storage)}); continue it on "
-                          f"the same storage with `iotune testbed bench SPEC --study {study} --resume"
+                          f"the same storage with `iotune testbed bench SPEC --study {shlex.quote(study)} --resume"
                           f"{' ' + options if options else ''}`, not `iotune bench --resume`")
 
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
 from iotune.runners import registry
 from iotune.runners.registry import default_scratch
+
+
+def results_command(study: str, db: str | None = None) -> str:
+    """``iotune results --study S [--db DB]`` as a line to paste into a shell: every value quoted."""
+    words = ["iotune", "results", "--study", study] + (["--db", str(db)] if db else [])
+    return shlex.join(words)
+
 
 MEMORY_FILE_SYSTEMS = {"tmpfs": "memory", "ramfs": "memory", "overlay": "a container's overlay",
                        "overlayfs": "a container's overlay"}

@@ -9,6 +9,8 @@ checkpoint trace (paper 002, Sec. IV).
 
 from __future__ import annotations
 
+import shlex
+
 import typer
 
 from iotune.cli.options import FORMAT
@@ -269,4 +271,5 @@ def calibrate(datasets: str = typer.Option("16,32,64", "--datasets", help="Datas
                   title=f"calibration measured on loop disks at {slow_mbps:g} / {fast_mbps:g} MB/s, "
                         f"mean of {repeats} (Nicolae et al. 2015, paper 002, Sec. III-C/D, scaled GB -> MiB)")
     if output is not None:
-        terminal.info(f"wrote {output}: use it with 'iotune model cache --calibration {output}' (sizes in GB = MiB/1024)")
+        terminal.info(f"wrote {output}: use it with `iotune model cache --calibration {shlex.quote(str(output))}` "
+                      "(sizes in GB = MiB/1024)")

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from iotune.cli.bench_cmd import measure_spec
+from iotune.cli.common import results_command
 from iotune.cli.options import DB, FORMAT, MPIEXEC
 from iotune.cli.terminal import Terminal, check_format
 from iotune.runners.registry import RUNNER_HELP
@@ -151,4 +152,4 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
         show_screen(result, fmt, f"screening {study}: {len(result.effects)} parameters, {result.runs} runs", store,
                     study)
     if collect is not None:
-        Terminal().info(f"PB-guided collection: iotune results --study {study}-collect")
+        Terminal().info(f"PB-guided collection: {results_command(f'{study}-collect', db)}")

@@ -1,8 +1,11 @@
 """SIGTERM and SIGHUP end a command the way Ctrl-C does, and the exit status says which signal it was.
 
-Each raises KeyboardInterrupt in the main thread, so a campaign stops as on
-Ctrl-C: the trial in flight stays RUNNING for ``--resume``, worker worlds and
-testbeds are torn down by the ``with``/``finally`` blocks that own them.  The
+Each raises KeyboardInterrupt in the main thread (SIGINT too, through the same
+handler), so a campaign stops as on Ctrl-C: the trial in flight stays RUNNING
+for ``--resume``, worker worlds and testbeds are torn down by the
+``with``/``finally`` blocks that own them.  Inside a section that must not be
+cut in two (a store commit, a directory made or removed) the KeyboardInterrupt
+waits for the section's end (:mod:`iotune.shield`).  The
 exit status is 128 + the signal number, as a shell reports a process killed by
 it: 130 (SIGINT), 143 (SIGTERM), 129 (SIGHUP).
 """
@@ -13,14 +16,16 @@ import contextlib
 import signal
 import threading
 
-HANDLED = (signal.SIGTERM, signal.SIGHUP)
+from iotune import shield
+
+HANDLED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 _received: list[int] = []
 
 
 def raise_interrupt(signum, frame) -> None:
-    """Signal handler: remember ``signum`` and raise KeyboardInterrupt."""
+    """Signal handler: remember ``signum`` and raise KeyboardInterrupt (at the end of a shielded section)."""
     _received.append(signum)
-    raise KeyboardInterrupt
+    shield.interrupt(signum)
 
 
 def interrupted_by() -> signal.Signals:
@@ -35,9 +40,9 @@ def exit_status() -> int:
 
 @contextlib.contextmanager
 def interrupts():
-    """Within the block, SIGTERM and SIGHUP raise KeyboardInterrupt; the previous handlers come back after.
+    """Within the block, SIGTERM, SIGHUP and SIGINT raise KeyboardInterrupt; the previous handlers come back after.
 
-    A signal already ignored (SIGHUP under ``nohup``) stays ignored.  Outside the
+    A signal already ignored (SIGHUP under ``nohup``, SIGINT in a background job) stays ignored.  Outside the
     main thread, where Python cannot install handlers, nothing changes.
     """
     _received.clear()

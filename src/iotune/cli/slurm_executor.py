@@ -12,6 +12,7 @@ one).
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import time
 from datetime import datetime, timezone
@@ -185,7 +186,8 @@ def measure_on_slurm(spec, study: str, db: str | None, job: SlurmJob, *, resume:
         except KeyboardInterrupt:
             if executor.job_id is not None:
                 terminal.info(f"left the campaign: Slurm job {executor.job_id} finishes the trials already queued, "
-                              f"then its workers leave. Watch: iotune status --study {study} --follow; continue "
+                              "then its workers leave. Watch: "
+                              f"iotune status --study {shlex.quote(study)} --follow; continue "
                               "proposing: the same command with --resume (re-attaches to the job while it runs)")
             raise
         executor.finish()

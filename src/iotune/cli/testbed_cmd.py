@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import typer
 
+from iotune.cli.common import results_command
 from iotune.cli.options import DB, FORMAT, MPIEXEC
 from iotune.cli.terminal import Terminal, check_format
 from iotune.runners.registry import RUNNER_HELP
@@ -73,7 +75,7 @@ def build(fs: str = FS, devices: int = DEVICES, raid0: bool = RAID0, scheduler: 
     terminal.info(f"testbed {built.name}: {config.fs} on {', '.join(built.devices)}, scheduler {config.scheduler}, "
                   f"{_limits(config.to_dict())} per {per}; cgroup {built.cgroup}")
     terminal.info(f"run inside the throttle: sh -c 'echo $$ > {built.cgroup}/cgroup.procs && exec COMMAND'")
-    terminal.info(f"tear down: iotune testbed teardown {built.name}")
+    terminal.info(f"tear down: iotune testbed teardown {shlex.quote(built.name)}")
 
 
 @app.command("status")
@@ -168,4 +170,4 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
     Terminal().info(f"testbed: {_limits(config.to_dict())} per device (buffered writes are throttled only when "
                     "the process fsyncs them)")
     measure_spec(loaded, study, db, resume=resume, runner=runner, timeout=timeout, mpiexec=mpiexec, testbed_dir=root)
-    Terminal().info(f"results: iotune results --study {study}" + (f" --db {db}" if db else ""))
+    Terminal().info(f"results: {results_command(study, db)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import typer
@@ -29,6 +30,9 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
            timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
            replay_scale: float = typer.Option(1.0, "--replay-scale", min=0, help="With --runner replay: sleep this "
                                               "times the recorded I/O time."),
+           wait: float = typer.Option(None, "--wait", min=0, help="Seconds to wait for the store and the study "
+                                      "to be created by their controller when they do not exist yet (default: "
+                                      "the grace period; 0: do not wait)."),
            mpiexec: str = MPIEXEC) -> None:
     """Run a study's queued trials until the queue stays empty and no controller will queue more.
 
@@ -37,15 +41,14 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
     """
     from iotune.bench.platform import platform_info
     from iotune.cli import signals
-    from iotune.store import Store
-    from iotune.study import Study, Worker
+    from iotune.study import Worker
     from iotune.study.slurm import allocation
     from iotune.study.worker import GRACE_S, HEARTBEAT_S
 
     terminal = Terminal()
     try:
-        with Store(db, create=False) as store:
-            opened = Study.open(store, study)
+        store, opened = _open_when_created(db, study, (grace or GRACE_S) if wait is None else wait, terminal)
+        with store:
             where = prepare_scratch(scratch)
             slurm = allocation()
             nodes = (slurm or {}).get("nodes") or 1
@@ -69,6 +72,37 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
         terminal.warn(f"worker stopped by {signals.interrupted_by().name}: the trial in flight went back to the "
                       "queue")
         raise
+
+
+def _open_when_created(db: str | None, study: str, wait_s: float, terminal: Terminal):
+    """(store, study), waiting up to ``wait_s`` seconds for a controller started at the same time (a Slurm job
+    array's first task) to create the SQLite store and the study; any other error is raised at once."""
+    from iotune.errors import StoreError
+    from iotune.store import Store
+    from iotune.store.engine import normalize_url
+    from iotune.study import Study
+    from iotune.study.study import StudyError
+
+    deadline, told = time.monotonic() + wait_s, False
+    while True:
+        try:
+            store = Store(db, create=False)
+        except StoreError:
+            url = normalize_url(db)
+            if not (url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists()) \
+                    or time.monotonic() >= deadline:
+                raise
+        else:
+            try:
+                return store, Study.open(store, study)
+            except StudyError:
+                store.close()
+                if time.monotonic() >= deadline:
+                    raise
+        if not told:
+            terminal.info(f"waiting up to {wait_s:g} s for study {study} to be created by its controller")
+            told = True
+        time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
 
 
 def _summary(report) -> str:

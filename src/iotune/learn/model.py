@@ -7,6 +7,7 @@ predictions are better except ``bandwidth`` (MiB/s), so ranking code asks
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,7 +91,7 @@ def load_model(store, study: str, name: str | None = None) -> TrainedModel:
     if fmt != FORMAT:
         raise LearningError(f"model {info.name!r} of study {study!r} was stored as a {fmt} by an older iotune, "
                             f"which iotune no longer loads (it could run code); retrain it with "
-                            f"`iotune train --study {study}`")
+                            f"`iotune train --study {shlex.quote(str(study))}`")
     record = store.get_study(study)
     space = Space.from_text(record.space_yaml, source=f"study {record.name}")
     if info.space_hash != space.hash:

@@ -24,6 +24,7 @@ from iotune.learn.errors import LearningError
 
 FORMAT = "iotune-model-1"
 _MAX_BYTES = 512 * 2**20
+_MAX_ARRAY_BYTES = 256 * 2**20
 _UFUNCS = {"log": np.log, "exp": np.exp}
 
 
@@ -211,6 +212,8 @@ def load_estimator(blob: bytes):
                 raise LearningError("the stored model is too large")
             document = json.loads(archive.read("model.json"))
             arrays = _load_arrays(archive.read("arrays.npz"))
+    except LearningError:
+        raise
     except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError, RecursionError) as exc:
         raise LearningError(f"the stored model is not in iotune's model format ({type(exc).__name__})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:

@@ -28,7 +28,7 @@ def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
     """
     text = str(source).strip()
     path = Path(text)
-    if PAIRS.match(text) and not path.exists():
+    if PAIRS.match(text) and not _exists(path):
         pairs = {}
         for item in filter(None, (part.strip() for part in text.split(","))):
             name, sep, value = item.partition("=")
@@ -47,12 +47,21 @@ def workload_values_from(source: str | Path) -> tuple[dict, Workload | None]:
             raise WorkloadError(str(exc)) from None
         values = workload_values(data, str(path), descriptive=True)
         return {k: v for k, v in values.items() if k in BENCHMARK_FIELDS}, None
-    if not path.exists() and not _looks_like_ior(text):
-        raise WorkloadError(f"--workload: {text!r} is not a workload: use name=value,name=value (e.g. "
+    if not _exists(path) and not _looks_like_ior(text):
+        shown = repr(text) if len(text) <= 80 else f"{text[:80]!r}... ({len(text):,} characters)"
+        raise WorkloadError(f"--workload: {shown} is not a workload: use name=value,name=value (e.g. "
                             "transfer_size=1MiB,collective=true), or give a workload file, a Darshan log or an IOR "
                             "command line")
     workload = load_workload(text)
     return workload.values(), workload
+
+
+def _exists(path: Path, is_file: bool = False) -> bool:
+    """Whether ``path`` names a file, False for text that cannot be a path (100,000 characters: ENAMETOOLONG)."""
+    try:
+        return path.is_file() if is_file else path.exists()
+    except OSError:
+        return False
 
 
 def _looks_like_ior(text: str) -> bool:
@@ -71,7 +80,7 @@ def load_workload(source: str | Path) -> Workload:
     path = Path(text)
     if path.suffix.lower() in YAML_SUFFIXES:
         return from_yaml(path)
-    if path.is_file():
+    if _exists(path, is_file=True):
         return from_darshan(path)
     if " " in text.strip() or Path(text).name == "ior":
         return from_ior_command(text)

@@ -25,6 +25,7 @@ RASTER_POINTS = 1000
 LABEL_CHARS = 80
 STYLE = {
     "svg.fonttype": "none",
+    "text.parse_math": False,  # labels come from data: "$\\frac{a$" is a level, not a formula
     "font.size": 8.5,
     "axes.titlesize": 9,
     "axes.labelsize": 8.5,

@@ -56,8 +56,8 @@ def runner_and_storage(spec, kind: str, timeout: float, mpiexec: str | None, scr
         from iotune.study.replay import ReplayRunner, ReplayStorage, ReplayTable
 
         table = ReplayTable(spec, kind.split(":", 1)[1])
-        storage = ReplayStorage(table, scratch, replay_scale) if spec.uses_testbed else None
-        return ReplayRunner(table, scale=replay_scale), storage
+        storage = ReplayStorage(table, scratch, replay_scale, timeout) if spec.uses_testbed else None
+        return ReplayRunner(table, scale=replay_scale, timeout=timeout), storage
     runner = make_runner(kind, timeout, mpiexec, nodes)
     try:
         return runner, storage_provider(spec, kind, timeout, mpiexec, testbed_dir, say)

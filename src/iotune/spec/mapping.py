@@ -55,11 +55,20 @@ def hint_value(value) -> str:
     return str(value)
 
 
+HINT_SEPARATORS = "=;"
+"""Characters that separate hints in the forms an application reads them (``key=value`` in MPICH_MPIIO_HINTS,
+``;`` between settings): in a value they would add hints of their own."""
+
+
 def check_hint_value(key: str, value: str) -> str:
-    """``value`` if an MPI-IO hint can carry it: one line, no NUL (it becomes a line of ROMIO's hints file)."""
-    if any(c in value for c in "\x00\n\r") or len(value) > 1024:
-        raise SpaceError(f"MPI-IO hint {key}: value {value[:40]!r} holds a line break or NUL, or is longer than "
-                         "1024 characters (MPI_MAX_INFO_VAL)")
+    """``value`` if an MPI-IO hint can carry it: no whitespace or control character (a ROMIO hints file is
+    ``key value`` lines), no ``=`` or ``;`` (``enable:cb_nodes=99`` became two hints in MPICH_MPIIO_HINTS),
+    at most 1024 characters (MPI_MAX_INFO_VAL)."""
+    if not value or len(value) > 1024 or any(c.isspace() or not c.isprintable() or c in HINT_SEPARATORS
+                                             for c in value):
+        raise SpaceError(f"MPI-IO hint {key}: value {value[:40]!r} is empty, longer than 1024 characters "
+                         f"(MPI_MAX_INFO_VAL), or holds whitespace, a control character, '=' or ';', which would "
+                         "add hints of its own where the application reads them")
     return value
 
 
@@ -113,7 +122,7 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
     unknown = set(values) - _SPEC_FIELDS
     if unknown:
         raise SpaceError(f"unknown benchmark setting(s) {sorted(unknown)}; allowed: {sorted(_SPEC_FIELDS)}")
-    hints = dict(values.pop("hints", {}) or {})
+    hints = {key: check_hint_value(key, hint_value(value)) for key, value in (values.pop("hints", {}) or {}).items()}
     env = dict(values.pop("env", {}) or {})
     layout = dict(values.pop("layout", {}) or {})
     for parameter in space.parameters:
@@ -125,7 +134,7 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
         elif is_layout_parameter(parameter):
             layout[parameter.name] = str(value)
         elif key := hint_key(parameter):
-            hints[key] = hint_value(value)
+            hints[key] = check_hint_value(key, hint_value(value))
         elif parameter.env:
             env[parameter.env] = hint_value(value) if isinstance(value, bool) else str(value)
     env = check_environment(env, f"the spec of space {space.name!r}")

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 
 from iotune.errors import StoreError
+from iotune.store.schema import SCHEMA_VERSION
 
 DEFAULT_DB = "iotune.db"
 BUSY_TIMEOUT_MS = 30_000
@@ -122,6 +123,9 @@ def check_sqlite_file(path: str | os.PathLike) -> None:
         conn.close()
     if not tables:
         return
+    if version is not None and str(version[0]).isdigit() and int(version[0]) > SCHEMA_VERSION:
+        raise StoreError(f"{path} has store schema version {version[0]}, newer than this iotune understands "
+                         f"({SCHEMA_VERSION}); upgrade iotune (the file was left unchanged)")
     if version is None or not str(version[0]).isdigit():
         shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
         raise StoreError(f"{path} is an SQLite database with tables {shown} but no iotune schema_version: "

@@ -396,8 +396,7 @@ class _Import:
         config, config_key, workload_key = checks.configuration(trial.get("config"), trial.get("config_key"),
                                                                 trial.get("workload_key"), space)
         repeat = checks.count(trial.get("repeat"), "repeat", maximum=checks.MAX_REPEAT)
-        phases = [checks.phase(m, f"measurement #{i}")
-                  for i, m in enumerate(_items(trial.get("measurements") or [], "measurements"), start=1)]
+        phases = checks.phases(_items(trial.get("measurements") or [], "measurements"), "measurement")
         if state == "COMPLETE" and not phases:
             raise checks.BadRecord("a COMPLETE trial must have at least one measured phase")
         platform = trial.get("platform")

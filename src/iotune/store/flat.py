@@ -103,11 +103,28 @@ def read_csv(handle: IO[str], path: Path) -> tuple[list[str], Iterator[dict]]:
             for number, row in enumerate(reader, start=2):
                 if None in row:
                     raise StoreError(f"{path}: row {number} has more cells than the header")
+                if None in row.values():
+                    raise StoreError(f"{path}: row {number} has fewer cells than the header (the file was cut short?)")
                 yield _parse_csv_row(row)
         except (UnicodeDecodeError, csv.Error) as exc:
             raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None
+        if not _ends_with_line_break(path):
+            raise StoreError(f"{path} does not end with a line break: it was cut short")
 
     return list(columns), rows()
+
+
+def _ends_with_line_break(path: Path) -> bool:
+    """Whether the file ends with a line break, as every export does (a file cut mid-cell does not); True
+    when that cannot be looked at (not a regular file, or empty)."""
+    try:
+        with open(path, "rb") as handle:
+            if not handle.seekable() or handle.seek(0, 2) == 0:
+                return True
+            handle.seek(-1, 2)
+            return handle.read(1) == b"\n"
+    except OSError:
+        return True
 
 
 def _parse_csv_row(row: dict) -> dict:

@@ -13,6 +13,7 @@ What a field must be:
 - names and keys: non-empty strings of bounded length without control characters;
 - times (``seconds``, sub-phases, ``wall_seconds``): finite numbers, ``seconds`` > 0, the others >= 0;
 - counts (``bytes``, ``ops``, ``verify_errors``, ``repeat``): whole numbers >= 0 (not booleans);
+- phases: each at most once in a trial;
 - ``state``: COMPLETE, FAILED or INVALID (PENDING and RUNNING trials hold no result and are skipped);
   a COMPLETE trial has at least one phase;
 - ``config``: a configuration of the study's space in its normal form, whose ``config_key`` and
@@ -183,6 +184,17 @@ def phase(data: Any, what: str) -> PhaseResult:
         verify_errors=count(data.get("verify_errors"), f"{what} ({kind}) verify_errors", optional=True),
         **parts,
     )
+
+
+def phases(items: list, what: str) -> list[PhaseResult]:
+    """The measured phases of one trial (:func:`phase` each), each phase at most once (not rows repeated)."""
+    found = [phase(item, f"{what} #{number}") for number, item in enumerate(items, start=1)]
+    names = [p.phase for p in found]
+    repeated = next((name for name in names if names.count(name) > 1), None)
+    if repeated is not None:
+        raise BadRecord(f"phase {repeated} appears {names.count(repeated)} times in one trial; a trial records each "
+                        "phase once (rows repeated?)")
+    return found
 
 
 def configuration(config: Any, config_key: Any, workload_key: Any, space: Space | None) -> tuple[dict, str, str]:

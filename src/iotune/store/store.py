@@ -17,9 +17,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import shlex
 import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, is_dataclass
 
 import sqlalchemy as sa
@@ -29,6 +30,7 @@ from iotune.records import Measurement
 from iotune.errors import SpaceError, StoreError
 from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import exchange, model_rows, queries
+from iotune.shield import shielded
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
 from iotune.store.records import TRIAL_STATES, ImportReport, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import ensure_schema, measurements, models, platforms, studies, trials
@@ -94,7 +96,8 @@ class Store:
         """Release every connection; the store cannot be used afterwards."""
         if not self._closed:
             self._closed = True
-            self._engine.dispose()
+            with shielded():
+                self._engine.dispose()
 
     @property
     def backend(self) -> str:
@@ -102,11 +105,15 @@ class Store:
         return self._engine.dialect.name
 
     @contextmanager
-    def _transaction(self, write: bool, failure: str = "store") -> Iterator[sa.Connection]:
+    def _transaction(self, write: bool, failure: str = "store", shield: bool = True) -> Iterator[sa.Connection]:
         if self._closed:
             raise StoreError(f"store {masked(self.url)} is closed")
         try:
-            with self._engine.connect() as conn:
+            # A signal inside SQLAlchemy's begin, commit or connection return, or between the generator's yield
+            # and the caller's `with` body, left a connection holding the write lock while the KeyboardInterrupt
+            # travelled up (iotune.shield): the whole transaction is one shielded section.  Not so an import or
+            # an export, which may take minutes: Ctrl-C must stop them at once (the process ends with the lock).
+            with shielded() if shield else nullcontext(), self._engine.connect() as conn:
                 if write:
                     conn.execution_options(**{WRITE: True})
                 with conn.begin():
@@ -642,7 +649,8 @@ class Store:
             row = model_rows.latest(conn, study_id, name)
         if row is None:
             which = f"no model {name!r}" if name is not None else "no model"
-            raise StoreError(f"{which} in study {study!r}; train one with `iotune train --study {study}`")
+            raise StoreError(f"{which} in study {study!r}; train one with "
+                             f"`iotune train --study {shlex.quote(str(study))}`")
         return model_rows.record(row), bytes(row.blob), row.format
 
     def list_models(self, study: str | int | None = None) -> list[ModelRecord]:
@@ -657,7 +665,7 @@ class Store:
         """Write the store (or one study) to ``path``: "json" (everything but models), "csv" or "parquet" (flat rows)."""
         if fmt not in exchange.FORMATS:
             raise StoreError(f"unknown export format {fmt!r}; use one of {', '.join(exchange.FORMATS)}")
-        with self._read() as conn:
+        with self._transaction(write=False, shield=False) as conn:
             study_id = None if study is None else self._study_id(conn, study)
             if fmt == "json":
                 document = exchange.export_document(conn, study_id, self._source())
@@ -674,7 +682,7 @@ class Store:
         ``progress(done, total)``, when given, is called as trials are stored.
         """
         document = exchange.read_document(path, spec=spec, study=study)
-        with self._write() as conn:
+        with self._transaction(write=True, shield=False) as conn:
             return exchange.apply_document(conn, document, os.path.abspath(path), progress)
 
     def _source(self) -> dict:
@@ -682,8 +690,12 @@ class Store:
         return {"host": socket.gethostname(), "db": database}
 
 
+INT64_MAX = 2**63 - 1
+
+
 def _impossible_as_failed(measurement: Measurement) -> Measurement:
-    """A COMPLETE measurement with a time or size that cannot be (NaN, infinite, negative) as a FAILED one saying
+    """A COMPLETE measurement with a time or size that cannot be (NaN, infinite, negative, a phase of 0 s, a count
+    past 64 bits) as a FAILED one saying
     which, so that a broken runner's output is recorded as its failure instead of winning or breaking the store."""
     if measurement.status != "COMPLETE":
         return measurement
@@ -693,9 +705,15 @@ def _impossible_as_failed(measurement: Measurement) -> Measurement:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 continue  # missing or not a number: the schema refuses it, and the whole commit with it
             if not math.isfinite(value) or value < 0:
-                return dataclasses.replace(measurement, status="FAILED", phases=[], error=(
-                    f"the runner reported {phase.phase} {name} = {value!r}, not a finite number >= 0; "
-                    "the measurement is not kept"))
+                why = "not a finite number >= 0"
+            elif name == "seconds" and value == 0:
+                why = "no time (a bandwidth would divide by it)"
+            elif isinstance(value, int) and value > INT64_MAX:
+                why = "more than a 64-bit integer holds"
+            else:
+                continue
+            return dataclasses.replace(measurement, status="FAILED", phases=[], error=(
+                f"the runner reported {phase.phase} {name} = {value!r}, {why}; the measurement is not kept"))
     return measurement
 
 

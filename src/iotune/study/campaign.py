@@ -23,6 +23,7 @@ never repeated, FAILED ones only with ``retry_failed``.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -148,7 +149,7 @@ class Campaign:
                                                dead_owners=(current,) if owner_is_dead(current) else ())
         if holder is not None:
             raise StudyError(f"study {self.study.name!r} is being run by {holder} (a live process); wait for it, or "
-                             f"add workers with `iotune worker --study {self.study.name}`")
+                             f"add workers with `iotune worker --study {shlex.quote(self.study.name)}`")
 
     def _check(self, configuration: Configuration) -> bool:
         """Whether the benchmark (and testbed) can run ``configuration``; if not, record and tell INVALID."""

@@ -23,16 +23,19 @@ table (same seed, same table: same proposals).
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from iotune.bounded import InputError, read_bounded
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.spec.mapping import benchmark_spec
 from iotune.spec.storage import StorageConfig, storage_config
+from iotune.store import import_checks
 
 PHASE_COLUMNS = ("trial_uid", "repeat", "phase", "bytes", "seconds", "open_seconds", "transfer_seconds",
                  "close_seconds", "ops")
@@ -48,13 +51,25 @@ def _key(data: dict) -> str:
 
 
 def _number(row: dict, column: str, kind, source: str):
+    text = (row[column] or "").strip()
+    if kind is int and len(text) > 20:
+        raise ReplayError(f"{source}: column {column!r} must be a whole number >= 0, got {text[:30]!r}...")
     try:
-        value = kind(row[column])
+        return kind(text) if text else None
     except (TypeError, ValueError):
         raise ReplayError(f"{source}: column {column!r} must be a number, got {row[column]!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise ReplayError(f"{source}: column {column!r} must be a finite number >= 0, got {row[column]!r}")
-    return value
+
+
+def _phases(group: list[dict], source: str) -> list[PhaseResult]:
+    """The recorded phases of one trial, checked as an imported trial's are (names, bytes, times > 0, each once)."""
+    rows = [{"phase": row["phase"], **{column: _number(row, column, kind, source) for column, kind in
+                                       (("bytes", int), ("seconds", float), ("open_seconds", float),
+                                        ("transfer_seconds", float), ("close_seconds", float), ("ops", int))}}
+            for row in group]
+    try:
+        return import_checks.phases(rows, source)
+    except import_checks.BadRecord as error:
+        raise ReplayError(str(error)) from None
 
 
 class ReplayTable:
@@ -71,18 +86,7 @@ class ReplayTable:
         return len(self._trials)
 
     def _load(self) -> None:
-        try:
-            if self.path.stat().st_size > MAX_TABLE_BYTES:
-                raise ReplayError(f"replay table {self.path} is larger than {MAX_TABLE_BYTES // 2**20} MiB")
-            with open(self.path, newline="", encoding="utf-8") as handle:
-                rows = list(csv.DictReader(handle))
-        except OSError as error:
-            raise ReplayError(f"cannot read replay table {self.path}: {error.strerror or error}") from None
-        except UnicodeDecodeError as error:
-            raise ReplayError(f"replay table {self.path} is not UTF-8 text (byte {error.start}); it must be "
-                              "iotune's flat CSV export") from None
-        except csv.Error as error:
-            raise ReplayError(f"replay table {self.path} is not a readable CSV file ({error})") from None
+        rows = self._rows()
         space = self.spec.space
         wanted = [*PHASE_COLUMNS, *(f"cfg.{p.name}" for p in space.parameters)]
         missing = [c for c in wanted if rows and c not in rows[0]]
@@ -102,11 +106,7 @@ class ReplayTable:
             except SpaceError:
                 self.skipped += 1  # a configuration this spec cannot run: never asked for
                 continue
-            phases = [PhaseResult(r["phase"], _number(r, "bytes", int, source), _number(r, "seconds", float, source),
-                                  _number(r, "open_seconds", float, source),
-                                  _number(r, "transfer_seconds", float, source),
-                                  _number(r, "close_seconds", float, source), _number(r, "ops", int, source))
-                      for r in group]
+            phases = _phases(group, source)
             candidates[key].append((sum(p.seconds for p in phases), uid, phases))
         for key, recorded in candidates.items():
             recorded.sort(key=lambda item: (item[0], item[1]))
@@ -114,6 +114,28 @@ class ReplayTable:
             self._trials[key] = (uid, phases)
         if not self._trials:
             raise ReplayError(f"replay table {self.path} holds no configuration of this spec's space")
+
+    def _rows(self) -> list[dict]:
+        """The table's rows, every one complete (a table cut mid-row is refused, not read short)."""
+        try:
+            data = read_bounded(self.path, MAX_TABLE_BYTES, "replay table")
+            text = data.decode("utf-8")
+            reader = csv.DictReader(io.StringIO(text, newline=""))
+            rows = list(reader)
+        except InputError as error:
+            raise ReplayError(str(error)) from None
+        except UnicodeDecodeError as error:
+            raise ReplayError(f"replay table {self.path} is not UTF-8 text (byte {error.start}); it must be "
+                              "iotune's flat CSV export") from None
+        except csv.Error as error:
+            raise ReplayError(f"replay table {self.path} is not a readable CSV file ({error})") from None
+        for number, row in enumerate(rows, start=1):
+            if None in row or None in row.values():
+                raise ReplayError(f"replay table {self.path}, row {number}: {'more' if None in row else 'fewer'} "
+                                  "fields than the header names (a table cut short, or not iotune's flat CSV export)")
+        if text and not text.endswith("\n"):
+            raise ReplayError(f"replay table {self.path} does not end with a line break: it was cut short")
+        return rows
 
     def key(self, configuration) -> tuple[str, str]:
         """(storage configuration, benchmark run) of a configuration, as the table is indexed."""
@@ -139,10 +161,10 @@ class ReplayRunner:
 
     name = "replay"
 
-    def __init__(self, table: ReplayTable, storage: str = "", scale: float = 1.0):
+    def __init__(self, table: ReplayTable, storage: str = "", scale: float = 1.0, timeout: float = 600.0):
         if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale >= 0):
             raise ReplayError(f"the replay's time scale must be a number >= 0, got {scale!r}")
-        self.table, self.storage, self.scale = table, storage, float(scale)
+        self.table, self.storage, self.scale, self.timeout = table, storage, float(scale), timeout
         self.calls = 0
 
     def run(self, spec: BenchmarkSpec, scratch: Path) -> Measurement:
@@ -153,6 +175,10 @@ class ReplayRunner:
                                       hints_requested=dict(spec.hints))
         uid, phases = found
         seconds = sum(p.seconds for p in phases) * self.scale
+        if seconds > self.timeout:  # as a measured trial that runs past --timeout: stopped there, FAILED
+            time.sleep(self.timeout)
+            return Measurement.failed(f"the replayed trial takes {seconds:.6g} s, more than the --timeout of "
+                                      f"{self.timeout:g} s", hints_requested=dict(spec.hints))
         time.sleep(seconds)
         measurement = Measurement("COMPLETE", phases, hints_requested=dict(spec.hints),
                                   hints_in_effect=dict(spec.hints), read_cache_mode="none", runner=self.name,
@@ -176,8 +202,8 @@ class ReplayStorage:
     """A storage provider (as :class:`iotune.testbed.TestbedProvider`) that builds nothing: each storage
     configuration gets a :class:`ReplayRunner` keyed by it.  A stand-in for the storage."""
 
-    def __init__(self, table: ReplayTable, scratch: Path, scale: float = 1.0):
-        self.table, self.scratch, self.scale = table, Path(scratch), scale
+    def __init__(self, table: ReplayTable, scratch: Path, scale: float = 1.0, timeout: float = 600.0):
+        self.table, self.scratch, self.scale, self.timeout = table, Path(scratch), scale, timeout
         self.builds = 0
 
     def check(self) -> None:
@@ -185,4 +211,5 @@ class ReplayStorage:
 
     def open(self, config: StorageConfig) -> _ReplaySession:
         self.builds += 1
-        return _ReplaySession(ReplayRunner(self.table, _key(config.to_dict()), self.scale), self.scratch)
+        return _ReplaySession(ReplayRunner(self.table, _key(config.to_dict()), self.scale, self.timeout),
+                              self.scratch)
