@@ -28,37 +28,39 @@ def read(path: str) -> dict:
     import darshan
     from darshan.backend.cffi_backend import counter_names, fcounter_names
 
-    report = darshan.DarshanReport(path, read_all=False)
-    job = report.metadata.get("job", {})
-    out = {
-        "job": {k: v for k, v in job.items() if k != "metadata"},
-        "job_metadata": dict(job.get("metadata") or {}),
-        "exe": report.metadata.get("exe", ""),
-        "modules": {name: {"version": info.get("ver")} for name, info in report.modules.items()},
-        "records": {},
-        "names": {},
-    }
-    ids = set()
-    for name in DATA_MODULES:
-        if name not in report.modules:
-            continue
-        report.mod_read_all_records(name, dtype="numpy", warnings=False)
-        names, fnames = counter_names(name), fcounter_names(name)
-        kept = [(i, n) for i, n in enumerate(fnames) if n.endswith(KEPT_FCOUNTERS)]
-        rows = []
-        for record in report.records.get(name, []):
-            row = {"id": int(record["id"]), "rank": int(record["rank"])}
-            if name == "H5D":  # the file the dataset is in (its H5F and POSIX record id); not in format 3.21
-                try:
-                    row["file_rec_id"] = int(record["file_rec_id"])
-                except (KeyError, IndexError, TypeError, ValueError):
-                    pass
-            row.update((n, int(v)) for n, v in zip(names, record["counters"].tolist()) if v)
-            row.update((n, float(record["fcounters"][i])) for i, n in kept if record["fcounters"][i])
-            rows.append(row)
-            ids.add(row["id"])
-        out["records"][name] = rows
-    out["names"] = {str(i): report.name_records[i] for i in ids if i in report.name_records}
+    # closed here, not by the garbage collector: pydarshan's __del__ calls into cffi, which deadlocks when a
+    # collection runs while cffi holds its lock
+    with darshan.DarshanReport(path, read_all=False) as report:
+        job = report.metadata.get("job", {})
+        out = {
+            "job": {k: v for k, v in job.items() if k != "metadata"},
+            "job_metadata": dict(job.get("metadata") or {}),
+            "exe": report.metadata.get("exe", ""),
+            "modules": {name: {"version": info.get("ver")} for name, info in report.modules.items()},
+            "records": {},
+            "names": {},
+        }
+        ids = set()
+        for name in DATA_MODULES:
+            if name not in report.modules:
+                continue
+            report.mod_read_all_records(name, dtype="numpy", warnings=False)
+            names, fnames = counter_names(name), fcounter_names(name)
+            kept = [(i, n) for i, n in enumerate(fnames) if n.endswith(KEPT_FCOUNTERS)]
+            rows = []
+            for record in report.records.get(name, []):
+                row = {"id": int(record["id"]), "rank": int(record["rank"])}
+                if name == "H5D":  # the file the dataset is in (its H5F and POSIX record id); not in format 3.21
+                    try:
+                        row["file_rec_id"] = int(record["file_rec_id"])
+                    except (KeyError, IndexError, TypeError, ValueError):
+                        pass
+                row.update((n, int(v)) for n, v in zip(names, record["counters"].tolist()) if v)
+                row.update((n, float(record["fcounters"][i])) for i, n in kept if record["fcounters"][i])
+                rows.append(row)
+                ids.add(row["id"])
+            out["records"][name] = rows
+        out["names"] = {str(i): report.name_records[i] for i in ids if i in report.name_records}
     return out
 
 
