@@ -139,12 +139,18 @@ def run_decision(db: str | None, study: str, values: dict, top: int = 3, hints_d
             terminal.info("apply it: export MPICH_MPIIO_HINTS='" + records[0]["apply"]["mpich_mpiio_hints"] + "'"
                           + (" (the hints as they took effect)" if decision.not_in_effect else ""))
     if directory is not None:
-        processes = decision.workload.get("processes", "N")
-        for record in records:
-            path = (directory / f"rank{record['rank']}.hints").resolve()
-            try:
-                path.write_text(record["apply"]["romio_hints"], encoding="utf-8")
-            except OSError as exc:
-                raise IotuneError(f"--hints-dir: cannot write {path} ({exc.strerror or exc})") from None
-            terminal.info(f"ROMIO_HINTS={path} mpiexec -n {processes} ./your_app")
+        write_hints_files(directory, records, decision.workload.get("processes", "N"), terminal)
     return decision
+
+
+def write_hints_files(directory: Path, records: list[dict], processes, terminal: Terminal) -> None:
+    """One ROMIO hints file per ranked record in ``directory``, each with the command line that applies it."""
+    import shlex
+
+    for record in records:
+        path = (directory / f"rank{record['rank']}.hints").resolve()
+        try:
+            path.write_text(record["apply"]["romio_hints"], encoding="utf-8")
+        except OSError as exc:
+            raise IotuneError(f"--hints-dir: cannot write {path} ({exc.strerror or exc})") from None
+        terminal.info(f"ROMIO_HINTS={shlex.quote(str(path))} mpiexec -n {processes} ./your_app")

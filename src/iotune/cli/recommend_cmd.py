@@ -9,7 +9,7 @@ import typer
 
 from iotune.cli.options import DB, DEFAULT_MEANING, FORMAT
 from iotune.cli.terminal import Terminal, check_format
-from iotune.cli.decision_view import hint_forms, prepare_hints_dir
+from iotune.cli.decision_view import hint_forms, prepare_hints_dir, write_hints_files
 from iotune.errors import IotuneError
 
 __all__ = ["apply_lines", "hint_forms", "prepare_hints_dir", "recommend", "run_recommend"]
@@ -104,14 +104,7 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
                   "tie the best prediction")
     terminal.info(DEFAULT_MEANING + "; " + CO_CHAMPIONS)
     if directory is not None:
-        processes = result.workload.get("processes", "N")
-        for record in records:
-            path = (directory / f"rank{record['rank']}.hints").resolve()
-            try:
-                path.write_text(record["apply"]["romio_hints"], encoding="utf-8")
-            except OSError as exc:
-                raise IotuneError(f"--hints-dir: cannot write {path} ({exc.strerror or exc})") from None
-            terminal.info(f"ROMIO_HINTS={path} mpiexec -n {processes} ./your_app")
+        write_hints_files(directory, records, result.workload.get("processes", "N"), terminal)
     return result
 
 
