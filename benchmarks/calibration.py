@@ -1,7 +1,7 @@
 """Calibration of what ``iotune tune`` states: do its 95 % intervals cover, is "separated" true when said?
 
-Replays tuning on every measured table with repeats (the hints and testbed
-ground truths) many times.  A case is (table, target workload, seed, budget,
+Replays tuning on every measured table with repeats (the hints, testbed and
+striping ground truths) many times.  A case is (table, target workload, seed, budget,
 store): a baseline configuration drawn at random is run first (as ``tune``
 runs the default), then the tuning engine (``iotune.transfer.TransferTuner``,
 as ``iotune tune`` drives it) proposes runs until the budget is spent; a run
@@ -22,7 +22,7 @@ table's true means (mean over every recorded repeat of a cell):
 Failed runs are left out (a failed cell has no true mean); a case whose best
 or baseline never succeeded states nothing and is not counted.
 
-    .venv/bin/python benchmarks/calibration.py [--seeds 20] [--budgets 5,10] [--tables hints,testbed] [--jobs 2]
+    .venv/bin/python benchmarks/calibration.py [--seeds 20] [--budgets 5,10] [--tables hints,testbed,striping] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--budgets", default="5,10")
-    parser.add_argument("--tables", default="hints,testbed")
+    parser.add_argument("--tables", default=",".join(t for t in TABLES if t != "scout"))
     parser.add_argument("--stores", default="with-store,alone")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", default=None, help="write the summary as JSON here")

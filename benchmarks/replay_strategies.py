@@ -227,16 +227,25 @@ def optuna_tpe(table, spec, objective, target, seed, budget, rng):
     while len(history) < min(budget, len(index)):
         trial = study.ask(distributions)
         c = index.get(tuple(trial.params[n] for n in names))
-        if c is None or (c in done and missed < 50):
+        if (c is None or c in done) and missed < 50:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             missed += 1
             continue
-        if c in done:
+        lacking = c is None
+        if lacking:
+            # Without this, on a sparse grid (striping: 21 of 72 points) TPE can ask for lacking points for minutes.
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        if c is None or c in done:
             c = int(rng.choice([a for a in index.values() if a not in done]))
         missed = 0
         done.add(c)
         value = table.measure(objective, target, c, rng)
-        if value is None:
+        state = optuna.trial.TrialState.FAIL if value is None else optuna.trial.TrialState.COMPLETE
+        if lacking:  # the random configuration enters TPE's history as the trial it is
+            params = {n: v for n, v in zip(names, next(k for k, a in index.items() if a == c))}
+            study.add_trial(optuna.trial.create_trial(params=params, distributions=distributions, state=state,
+                                                      value=None if value is None else math.log(value)))
+        elif value is None:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
         else:
             study.tell(trial, math.log(value))

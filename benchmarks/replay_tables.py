@@ -101,6 +101,29 @@ def hints() -> TableSpec:
     )
 
 
+def striping() -> TableSpec:
+    """Striping ground truth on the CephFS testbed (data/ground_truth/striping_ground_truth.csv, issue 20):
+    8 workloads (pattern x 2, 4 processes) x 7 file layouts x, for the collective patterns, 3
+    collective-buffering settings x 5 repeats; one row per trial, its write time (open to close, fsync).
+
+    As in the hints table, a setting that does not apply is an empty cell: stripe_unit at stripe count 1
+    (one object set, the unit moot), romio_cb_write and cb_nodes in the independent patterns.  Time only:
+    every configuration runs on the same 3 storage servers and the same processes, so no price differs
+    between the configurations of a workload (a cost would rank them exactly as time does).
+    """
+    return TableSpec(
+        name="striping",
+        path=STRIPING,
+        workload=(Feature("pattern"), Feature("processes", "log2")),
+        configuration=(Feature("stripe_count", "log2"), Feature("stripe_unit", "log2", missing=-1.0),
+                       Feature("romio_cb_write"), Feature("cb_nodes", "log2", missing=-1.0)),
+        objectives={"time": "seconds"},
+        source="data/ground_truth/README.md",
+    )
+
+
 HINTS = ROOT / "data/ground_truth/hints_ground_truth.csv"
-TABLES = {"scout": scout, "testbed": testbed} | ({"hints": hints} if HINTS.exists() else {})
-"""Tables by name; the hints table joins once its CSV is in the repository."""
+STRIPING = ROOT / "data/ground_truth/striping_ground_truth.csv"
+TABLES = {"scout": scout, "testbed": testbed} | ({"hints": hints} if HINTS.exists() else {}) \
+    | ({"striping": striping} if STRIPING.exists() else {})
+"""Tables by name; the hints and striping tables join once their CSVs are in the repository."""

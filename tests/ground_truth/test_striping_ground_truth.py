@@ -55,3 +55,20 @@ def test_striping_beats_one_server_beyond_the_noise_in_the_shared_file_workloads
             assert best[2] != "1" and statistics.fmean(mine[one]) / statistics.fmean(mine[best]) > 1.3
             separated.append(max(mine[best]) < min(mine[one]))
     assert sum(separated) == 6 and separated[-2:] == [False, False]  # file per process overlaps (docs/benchmarks.md)
+
+
+def test_the_replay_benchmarks_load_it_as_a_table_with_five_repeats_per_cell(rows):
+    from benchmarks.replay_tables import TABLES
+
+    from iotune.transfer import load_table
+
+    table = load_table(TABLES["striping"]())
+    assert table.objectives == ["time"]
+    counts = dict(zip(table.workloads, table.available.sum(axis=1)))
+    assert counts == {f"{p}/{n}": (21 if p.endswith("collective") else 7) for p in PATTERNS for n in (2, 4)}
+    assert (table.present.sum(axis=2)[table.available] == 5).all()
+    w = table.workloads.index("contiguous-collective/4")
+    c = table.configurations.index("1//enable/1")  # stripe count 1, one aggregator: 3.4x disable (docs)
+    mine = [float(r["seconds"]) for r in rows if (r["pattern"], r["processes"], r["stripe_count"], r["romio_cb_write"],
+                                                   r["cb_nodes"]) == ("contiguous-collective", "4", "1", "enable", "1")]
+    assert table.truth("time")[w, c] == pytest.approx(statistics.fmean(mine))
