@@ -177,7 +177,8 @@ def verdict(outcome: DemoOutcome) -> list[str]:
         lines.append(f"iotune recommend, asked before any run of it, named no configuration: {answer.message}.")
     spread = truth[-1].mean_time / best.mean_time - 1
     noise = _noise(truth)
-    why = f"Why: on this machine these hints change this workload's time by at most {_percent(spread)}"
+    by = f"a factor of {spread + 1:.3g}" if spread >= 1 else _percent(spread)
+    why = f"Why: on this machine these hints change this workload's time by at most {by}"
     if noise is not None and spread <= 4 * noise:
         why += (f", not much more than the run-to-run noise (about {_percent(noise)} per run): several settings "
                 "are about equally good here, and which one measures fastest changes from run to run")
