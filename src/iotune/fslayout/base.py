@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 from iotune.errors import IotuneError
@@ -51,7 +52,7 @@ def file_system_of(path: Path) -> tuple[str, Path]:
     return best
 
 
-class LayoutDriver:
+class LayoutDriver(ABC):
     """Sets and reads file layouts on one kind of file system.
 
     ``fs_types`` are the mountinfo types it serves; ``fields`` the layout fields it
@@ -74,14 +75,17 @@ class LayoutDriver:
             raise LayoutError(f"{self.name} has no layout field {', '.join(extra)}; it has {', '.join(self.fields)}")
         return layout
 
+    @abstractmethod
     def set_file(self, path: Path, layout: dict) -> None:
-        raise NotImplementedError
+        """See the class docstring."""
 
+    @abstractmethod
     def set_directory(self, path: Path, layout: dict) -> None:
-        raise NotImplementedError
+        """See the class docstring."""
 
+    @abstractmethod
     def read(self, path: Path) -> dict[str, str]:
-        raise NotImplementedError
+        """See the class docstring."""
 
     def mpi_hints(self, layout: dict) -> dict[str, str]:
         return {}
