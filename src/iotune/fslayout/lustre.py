@@ -19,15 +19,21 @@ OPTIONS = {"stripe_count": "-c", "stripe_unit": "-S", "pool": "-p"}
 READ_OPTIONS = {"stripe_count": "--stripe-count", "stripe_unit": "--stripe-size", "pool": "--pool"}
 
 
-def _lfs(*args: str) -> str:
-    program = shutil.which("lfs")
+def _tool(name: str, needed_for: str, *args: str) -> str:
+    """The output of Lustre's ``name`` (lfs, lctl) run with ``args``; LayoutError in one line if it is missing
+    or fails."""
+    program = shutil.which(name)
     if program is None:
-        raise LayoutError("lfs not found: Lustre layouts need the Lustre client tools (lustre-client-utils)")
+        raise LayoutError(f"{name} not found: Lustre {needed_for} need the Lustre client tools (lustre-client-utils)")
     done = subprocess.run([program, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines()
-        raise LayoutError(f"lfs {' '.join(args)} failed: {lines[-1] if lines else f'exit status {done.returncode}'}")
+        raise LayoutError(f"{name} {' '.join(args)} failed: {lines[-1] if lines else f'exit status {done.returncode}'}")
     return done.stdout
+
+
+def _lfs(*args: str) -> str:
+    return _tool("lfs", "layouts", *args)
 
 
 class LustreDriver(LayoutDriver):
@@ -75,14 +81,7 @@ CLIENT_SETTINGS = {"max_dirty_mb": "osc.*.max_dirty_mb", "max_rpcs_in_flight": "
 
 
 def _lctl(*args: str) -> str:
-    program = shutil.which("lctl")
-    if program is None:
-        raise LayoutError("lctl not found: Lustre client settings need the Lustre client tools (lustre-client-utils)")
-    done = subprocess.run([program, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        raise LayoutError(f"lctl {' '.join(args)} failed: {lines[-1] if lines else f'exit status {done.returncode}'}")
-    return done.stdout
+    return _tool("lctl", "client settings", *args)
 
 
 def set_client_settings(settings: dict) -> dict[str, list[str]]:

@@ -72,6 +72,15 @@ class StorageConfig:
             return f"devices > 1 needs fs='btrfs' (multi-device file system), got fs={self.fs!r}"
         if self.raid0 and self.devices < 2:
             return f"raid0 needs devices >= 2, got devices={self.devices}"
+        shared = self._device_problem()
+        if shared:
+            return shared
+        if any(c in self.mount_options for c in " \n\t"):
+            return f"mount_options must be a comma-separated list without spaces, got {self.mount_options!r}"
+        return None
+
+    def _device_problem(self) -> str | None:
+        """What every kind of testbed checks of its devices: scheduler, throttles and image size."""
         if self.scheduler not in SCHEDULERS:
             return f"scheduler must be one of {', '.join(SCHEDULERS)}, got {self.scheduler!r}"
         for name in ("write_mbps", "read_mbps", "iops"):
@@ -80,8 +89,6 @@ class StorageConfig:
                 return f"{name} must be > 0 or None (unthrottled), got {value!r}"
         if not isinstance(self.size_mib, int) or self.size_mib < MIN_SIZE_MIB[self.fs]:
             return f"size_mib must be an integer >= {MIN_SIZE_MIB[self.fs]} for {self.fs}, got {self.size_mib!r}"
-        if any(c in self.mount_options for c in " \n\t"):
-            return f"mount_options must be a comma-separated list without spaces, got {self.mount_options!r}"
         return None
 
     def _ceph_problem(self) -> str | None:
@@ -89,14 +96,9 @@ class StorageConfig:
             return f"a cephfs testbed has 1 to {CEPH_SERVERS[-1]} servers (devices), got {self.devices!r}"
         if self.raid0:
             return "raid0 does not apply to cephfs (set the files' layouts: stripe_count, stripe_unit)"
-        if self.scheduler not in SCHEDULERS:
-            return f"scheduler must be one of {', '.join(SCHEDULERS)}, got {self.scheduler!r}"
-        for name in ("write_mbps", "read_mbps", "iops"):
-            value = getattr(self, name)
-            if value is not None and not value > 0:
-                return f"{name} must be > 0 or None (unthrottled), got {value!r}"
-        if not isinstance(self.size_mib, int) or self.size_mib < MIN_SIZE_MIB["cephfs"]:
-            return f"size_mib must be an integer >= {MIN_SIZE_MIB['cephfs']} for cephfs, got {self.size_mib!r}"
+        shared = self._device_problem()
+        if shared:
+            return shared
         bad = [o for o in self.mount_options.split(",") if o and not CEPH_CLIENT_OPTION.fullmatch(o)]
         if bad:
             return (f"mount_options of cephfs must be ceph-fuse client settings NAME=VALUE "
