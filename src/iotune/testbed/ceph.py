@@ -162,17 +162,9 @@ def build(record: dict, config, directory: Path, group: Path) -> None:
     cgroup.create(group)
     osd_devices = []
     for index in range(config.devices):
-        image = directory / f"dev{index}.img"
-        record["images"].append(str(image))
-        state.save(record)
-        system.make_image(image, config.size_mib * system.MIB)
-        device = system.attach_loop(image)
-        _, current = system.schedulers(device)
-        loop = {"device": device, "image": str(image), "number": system.device_number(device),
-                "scheduler_before": current, "role": "osd"}
-        record["loops"].append(loop)
-        state.save(record)
-        system.set_scheduler(device, config.scheduler)
+        loop = state.attach_device(record, directory / f"dev{index}.img", config.size_mib, config.scheduler,
+                                   role="osd")
+        device = loop["device"]
         limits = {"write_bps": config.write_bps, "read_bps": config.read_bps,
                   "write_iops": config.iops, "read_iops": config.iops}
         for kind, value in limits.items():

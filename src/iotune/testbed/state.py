@@ -72,3 +72,22 @@ def state_dirs(root: Path) -> list[Path]:
     if not Path(root).is_dir():
         return []
     return sorted(p.parent for p in Path(root).glob(f"*/{STATE_NAME}"))
+
+
+def attach_device(record: dict, image: Path, size_mib: int, scheduler: str, **extra) -> dict:
+    """A loop device over a new sparse ``image`` of ``size_mib`` MiB with ``scheduler``, each step recorded in
+    ``record`` (and saved) before it is taken, so that cleanup after a kill at any moment removes exactly it;
+    returns its entry of ``record["loops"]`` (``extra`` added to it)."""
+    from iotune.testbed import system
+
+    record["images"].append(str(image))
+    save(record)
+    system.make_image(image, size_mib * system.MIB)
+    device = system.attach_loop(image)
+    _, current = system.schedulers(device)
+    loop = {"device": device, "image": str(image), "number": system.device_number(device),
+            "scheduler_before": current, **extra}
+    record["loops"].append(loop)
+    save(record)
+    system.set_scheduler(device, scheduler)
+    return loop

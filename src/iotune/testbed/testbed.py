@@ -218,17 +218,8 @@ class Testbed:
             return
         devices = []
         for index in range(config.devices):
-            image = directory / f"dev{index}.img"
-            record["images"].append(str(image))
-            state.save(record)
-            system.make_image(image, config.size_mib * system.MIB)
-            device = system.attach_loop(image)
-            _, current = system.schedulers(device)
-            record["loops"].append({"device": device, "image": str(image), "number": system.device_number(device),
-                                    "scheduler_before": current})
-            state.save(record)
-            system.set_scheduler(device, config.scheduler)
-            devices.append(device)
+            loop = state.attach_device(record, directory / f"dev{index}.img", config.size_mib, config.scheduler)
+            devices.append(loop["device"])
         system.mkfs(config.fs, devices, config.raid0)
         mountpoint = directory / "mnt"
         record["mountpoint"] = str(mountpoint)
