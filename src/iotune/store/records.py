@@ -7,6 +7,7 @@ them after the store is closed.  Times are ISO 8601 strings in UTC.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from iotune.records import Measurement, PhaseResult, io_seconds
 
@@ -29,6 +30,13 @@ class StudyRecord:
     spec_yaml: str | None = None
     controller: str | None = None
     controller_at: str | None = None
+
+    @cached_property
+    def space(self):
+        """The study's parameter space, parsed once: the one place a stored space becomes a ``Space``."""
+        from iotune.space import Space
+
+        return Space.from_text(self.space_yaml, source=f"study {self.name}")
 
 
 @dataclass
