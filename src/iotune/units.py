@@ -28,7 +28,7 @@ _FACTORS = {
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 
 
-def parse_size(text: str | int) -> int:
+def parse_size(text: object) -> int:
     """Return a size in bytes.
 
     Binary units (KiB, MiB, GiB, TiB) and IOR's single letters (k, m, g, t) are
@@ -72,7 +72,7 @@ def format_size(nbytes: int, style: str = "iec") -> str:
     """Shortest exact binary form of a byte count in ``style`` (iec: '4MiB', ior: '4m', lfs: '4M')."""
     suffixes, plain = _STYLES[style]
     nbytes = int(nbytes)
-    for suffix, factor in zip(suffixes, (1024**4, 1024**3, 1024**2, 1024)):
+    for suffix, factor in zip(suffixes, (1024**4, 1024**3, 1024**2, 1024), strict=True):
         if nbytes >= factor and nbytes % factor == 0:
             return f"{nbytes // factor}{suffix}"
     return f"{nbytes}{plain}"

@@ -5,7 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # iotune.space.space imports this module: no import back at run time
+    from iotune.space.space import Space
 
 
 def digest(data: Any) -> str:
@@ -25,13 +28,13 @@ class Configuration(Mapping):
 
     __slots__ = ("_space", "_values", "_key")
 
-    def __init__(self, space: Space, values: Mapping[str, Any]):  # noqa: F821
+    def __init__(self, space: Space, values: Mapping[str, Any]):
         self._space = space
         self._values = dict(values)
         self._key: str | None = None
 
     @property
-    def space(self) -> Space:  # noqa: F821 (iotune.space.space imports this module: no import back)
+    def space(self) -> Space:
         """The space this configuration belongs to."""
         return self._space
 

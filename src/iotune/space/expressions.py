@@ -133,8 +133,11 @@ class Expression:
                 raise self._fail(f"size() {exc}") from None
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             operand = self._fold(node.operand)
-            if isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
-                return ast.Constant(-operand.value)
+            if isinstance(operand, ast.Constant):
+                number = operand.value
+                if isinstance(number, (int, float)) and not isinstance(number, bool):
+                    return ast.Constant(-number)
+            assert isinstance(operand, ast.expr)  # folding an expression gives an expression
             node.operand = operand
             return node
         for field, value in ast.iter_fields(node):
@@ -165,8 +168,8 @@ class Expression:
                 self.names += (node.id,)
             return self._kinds[node.id]
         if isinstance(node, ast.BoolOp):
-            for value in node.values:
-                self._kind(value)
+            for operand in node.values:
+                self._kind(operand)
             return NUMBER
         if isinstance(node, ast.UnaryOp):
             kind = self._kind(node.operand)
@@ -190,7 +193,7 @@ class Expression:
 
     def _check_compare(self, node: ast.Compare) -> None:
         left = self._kind(node.left)
-        for op, right_node in zip(node.ops, node.comparators):
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
             if isinstance(op, (ast.Is, ast.IsNot)):
                 if not (isinstance(right_node, ast.Constant) and right_node.value is None):
                     raise self._fail("'is' is only allowed as 'x is None' or 'x is not None'")
@@ -254,13 +257,13 @@ class Expression:
     def _scalar_compare(self, node: ast.Compare, values: Mapping[str, Any]) -> bool:
         left = self._scalar(node.left, values)
         result = True
-        for op, right_node in zip(node.ops, node.comparators):
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
             if isinstance(op, (ast.Is, ast.IsNot)):
                 result = result and ((left is None) == isinstance(op, ast.Is))
                 left = None
                 continue
             if isinstance(op, (ast.In, ast.NotIn)):
-                members = [element.value for element in right_node.elts]
+                members = _members(right_node)
                 result = result and left is not None and ((left in members) == isinstance(op, ast.In))
                 left = None
                 continue
@@ -334,14 +337,14 @@ class Expression:
         left = self._vector(node.left, columns)
         result: Any = True
         undefined: Any = left.undefined
-        for op, right_node in zip(node.ops, node.comparators):
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
             if isinstance(op, (ast.Is, ast.IsNot)):
                 present = np.asarray(left.present, dtype=bool)
                 result = result & (~present if isinstance(op, ast.Is) else present)
                 left = _Column(0, False, False)
                 continue
             if isinstance(op, (ast.In, ast.NotIn)):
-                members = [element.value for element in right_node.elts]
+                members = _members(right_node)
                 inside = np.isin(left.data, members) if members else np.zeros(np.shape(left.data), dtype=bool)
                 result = result & left.present & (inside if isinstance(op, ast.In) else ~inside)
                 left = _Column(0, False, False)
@@ -351,6 +354,12 @@ class Expression:
             result = result & left.present & right.present & _ORDERING[type(op)](left.data, right.data)
             left = right
         return _Column(result, True, undefined)
+
+
+def _members(node: ast.expr) -> list[Any]:
+    """The values of the literal list on the right of a checked ``in`` (``_check_compare`` allows no other)."""
+    assert isinstance(node, (ast.Tuple, ast.List, ast.Set))
+    return [element.value for element in node.elts if isinstance(element, ast.Constant)]
 
 
 def _shorten(text: str, limit: int = 120) -> str:

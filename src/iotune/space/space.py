@@ -222,7 +222,7 @@ class Space:
         for index in self._when_order:
             if not self._when[index].evaluate(values):
                 values[self.parameters[index].name] = None
-        for text, expression in zip(self.constraints, self._constraints):
+        for text, expression in zip(self.constraints, self._constraints, strict=True):
             if not expression.evaluate(values):
                 involved = ", ".join(f"{n}={self.parameter(n).format(values[n])}" for n in expression.names)
                 raise SpaceError(f"configuration violates constraint {text!r} with {involved}")
