@@ -309,6 +309,6 @@ class _Run:
                  charged_gb, dirty, written, on_backing, cost)
             )
 
-        columns = list(zip(*rows)) if rows else [()] * 11
+        columns = list(zip(*rows, strict=True)) if rows else [()] * 11
         timeline = Timeline(*(np.asarray(c, dtype=np.int8 if i == 1 else float) for i, c in enumerate(columns)))
         return SimResult(self.policy, float(done_at), step * dt, cost, tuple(sizes), timeline)

@@ -258,7 +258,8 @@ def measure_calibration(dataset_sizes_mib=(16, 32, 64), cache_sizes_mib=(32, 64,
                     cached = min(x, capacity)
                     for _ in range(repeats):
                         write_s = _write(cache, fast.mountpoint / "data", cached, fast_mbps) if cached else 0.0
-                        spill_s = _write(backing, slow.mountpoint / "spill", x - cached, slow_mbps) if x > cached else 0.0
+                        spill_s = (_write(backing, slow.mountpoint / "spill", x - cached, slow_mbps)
+                                   if x > cached else 0.0)
                         flush_s = (_flush(cache, fast.mountpoint / "data", backing, slow.mountpoint / "flushed",
                                           cached) if cached else 0.0)
                         for path in (fast.mountpoint / "data", slow.mountpoint / "spill", slow.mountpoint / "flushed"):

@@ -157,7 +157,7 @@ class LustreQueueModel:
         rows = [tuple(row) for row in measurements]
         if len(rows) < 3 or any(len(row) != 3 for row in rows):
             raise ModelError("fit needs at least 3 (M bytes, n, seconds) triples")
-        sizes_column, n_column, seconds_column = zip(*rows)
+        sizes_column, n_column, seconds_column = zip(*rows, strict=True)
         M = check.sizes([float(check.sizes(m)) if isinstance(m, str) else m for m in sizes_column])
         n = check.stripe_counts(n_column)
         seconds = check.sizes(seconds_column, "seconds")

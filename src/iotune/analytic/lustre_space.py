@@ -101,5 +101,5 @@ class LustreObjective:
         grids = np.meshgrid(*levels, indexing="ij")
         values = self.times(*grids)
         index = np.unravel_index(int(np.argmin(values)), values.shape)
-        point = {name: int(level[i]) for name, level, i in zip(DIMENSIONS, levels, index)}
+        point = {name: int(level[i]) for name, level, i in zip(DIMENSIONS, levels, index, strict=True)}
         return point, float(values[index]), int(values.size)
