@@ -3,8 +3,14 @@ says how): measured workloads from their runs, unmeasured ones from the transfer
 
 from __future__ import annotations
 
-from iotune.recommend.decision import (CONFIDENCE, Decision, decide_measured, default_configuration,
-                                       measured_configurations, workload_of)
+from iotune.recommend.decision import (
+    CONFIDENCE,
+    Decision,
+    decide_measured,
+    default_configuration,
+    measured_configurations,
+    workload_of,
+)
 from iotune.recommend.transferred import decide_unmeasured
 
 

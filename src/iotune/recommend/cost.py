@@ -91,14 +91,17 @@ class CostModel:
 
     def price(self, instance_type: str | None) -> float:
         """Price of one instance-hour of ``instance_type`` (``None``: the default type)."""
-        name = instance_type if instance_type is not None else self.default_instance_type
-        if name is None:
-            raise CostError(f"cost needs an instance type: the configuration has no {INSTANCE_TYPE!r} parameter and "
-                            "the pricing file sets no default_instance_type")
+        name = instance_type if instance_type is not None else self._default_type()
         if name not in self.prices:
             raise CostError(f"no price for instance type {name!r} in the pricing file "
                             f"(priced: {', '.join(self.prices)})")
         return self.prices[name]
+
+    def _default_type(self) -> str:
+        if self.default_instance_type is None:
+            raise CostError(f"cost needs an instance type: the configuration has no {INSTANCE_TYPE!r} parameter and "
+                            "the pricing file sets no default_instance_type")
+        return self.default_instance_type
 
     def instances(self, configuration: Mapping[str, Any], compute_instances: int | None = None) -> int:
         """Instances billed for one run of ``configuration``: compute plus dedicated I/O servers."""
@@ -132,7 +135,7 @@ class CostModel:
                 self.price(str(bad) if active[np.argmax(missing), j] else None)
         else:
             price = np.full(rows, self.price(None))
-            cores = np.full(rows, self.cores.get(self.default_instance_type, 0), dtype=np.int64)
+            cores = np.full(rows, self.cores.get(self._default_type(), 0), dtype=np.int64)
         if compute_instances is not None:
             compute = np.full(rows, self._compute(compute_instances, None, None), dtype=np.int64)
         elif PROCESSES in names:

@@ -30,7 +30,6 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-
 from iotune.analysis import student_t_quantile
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import io_seconds
@@ -276,7 +275,7 @@ def effective_hints(space, trials, configuration) -> tuple[dict[str, str], dict[
     those that did not take effect as asked (key -> (asked, in effect))."""
     config = dict(configuration)
     key = space.configuration(config).key
-    read_back = next((t.hints_in_effect for t in trials if t.config_key == key and t.state == "COMPLETE"
+    read_back: dict[str, str] = next((t.hints_in_effect for t in trials if t.config_key == key and t.state == "COMPLETE"
                       and getattr(t, "hints_in_effect", None)), {})
     changed, _ = in_effect(space, config, read_back)
     return apply_hints(space, config, changed), changed
@@ -315,10 +314,10 @@ def _nearest_valid(space, workload: dict, between: dict[str, float]) -> dict:
         numeric = [level for level in parameter.levels if not isinstance(level, bool)]
         orders.append(sorted(numeric, key=lambda level: abs(_scale(parameter, level) - _scale(parameter, number))))
     for combo in itertools.islice(itertools.product(*orders), 256):
-        candidate = {**workload, **dict(zip(between, combo))}
+        candidate = {**workload, **dict(zip(between, combo, strict=True))}
         if default_configuration(space, candidate) is not None:
             return candidate
-    return {**workload, **{name: order[0] for name, order in zip(between, orders)}}
+    return {**workload, **{name: order[0] for name, order in zip(between, orders, strict=True)}}
 
 
 def _number(parameter, value) -> float | None:
@@ -356,7 +355,7 @@ def system_configurations(space, workload: dict, limit: int = MAX_CANDIDATES) ->
     out: dict[str, Any] = {}
     for combo in itertools.product(*(p.levels for p in system)):
         try:
-            configuration = space.configuration({**workload, **dict(zip((p.name for p in system), combo))})
+            configuration = space.configuration({**workload, **dict(zip((p.name for p in system), combo, strict=True))})
         except SpaceError:
             continue
         out.setdefault(configuration.key, configuration)
@@ -365,5 +364,6 @@ def system_configurations(space, workload: dict, limit: int = MAX_CANDIDATES) ->
     return list(out.values())
 
 
-__all__ = ["CONFIDENCE", "Decision", "DecisionError", "default_configuration", "system_configurations", "Measured", "apply_hints", "cannot_separate", "decide_all",
-           "decide_measured", "effective_hints", "fastest_first", "in_effect", "measured_configurations", "not_in_effect_text", "workload_of"]
+__all__ = ["CONFIDENCE", "Decision", "DecisionError", "default_configuration", "system_configurations", "Measured",
+           "apply_hints", "cannot_separate", "decide_all", "decide_measured", "effective_hints", "fastest_first",
+           "in_effect", "measured_configurations", "not_in_effect_text", "workload_of"]

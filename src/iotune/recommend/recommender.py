@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from iotune.errors import IotuneError, SpaceError
-from iotune.spec.mapping import env_of, hints_of
 from iotune.recommend.cost import CostModel
 from iotune.recommend.result import Candidate, Recommendation
 from iotune.recommend.subspace import SubSpace
 from iotune.space import Space
 from iotune.space.space import WALK_LIMIT, how_many
+from iotune.spec.mapping import env_of, hints_of
 
 OBJECTIVES = ("time", "bandwidth", "cost")
 # Model targets each objective can be computed from; cost also from time, by Eq. 2.
@@ -109,7 +109,7 @@ class Recommender:
             if missing and active[:, missing].any():
                 self._missing(missing, active)
             values = self.model.predict_encoded(self._between(self.encoder.transform_indices(rows, active), between))
-            if to_cost:
+            if cost_model is not None:  # not None exactly when to_cost
                 values = cost_model.cost_indices(values, space, rows, active, compute_instances)
             if not np.all(np.isfinite(values)):
                 raise RecommendError(f"model {self.model.name!r} predicted a non-finite {objective} for this workload")
@@ -132,7 +132,7 @@ class Recommender:
         candidates = [self._candidate(rank + 1, configs[rank], float(values[rank]), base_value, median, objective,
                                       lower) for rank in range(min(top, len(configs)))]
         examples = [configs[i] for i in range(len(configs)) if abs(float(values[i]) - best) <= tolerance][:EXAMPLES]
-        unit = cost_model.currency if to_cost else UNITS.get(target, "cost units")
+        unit = cost_model.currency if cost_model is not None else UNITS.get(target, "cost units")
         return Recommendation(objective=objective, unit=unit, lower_is_better=lower, workload=given,
                               baseline=base_config, baseline_predicted=base_value, median=median,
                               evaluated=len(everything), candidates=candidates, co_champions=co_count,
@@ -222,7 +222,7 @@ class Recommender:
     def _configurations(self, rows: np.ndarray) -> list[dict[str, Any]]:
         active, _ = self.space.active_mask(rows)
         return [{p.name: (p.levels[int(row[j])] if act[j] else None) for j, p in enumerate(self.space.parameters)}
-                for row, act in zip(rows, active)]
+                for row, act in zip(rows, active, strict=True)]
 
     def _candidate(self, rank: int, configuration: dict[str, Any], value: float, base: float, median: float,
                    objective: str, lower: bool) -> Candidate:

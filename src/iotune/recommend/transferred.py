@@ -7,8 +7,14 @@ import math
 
 import numpy as np
 
-from iotune.recommend.decision import (Decision, DecisionError, Measured, apply_hints, default_configuration,
-                                       system_configurations)
+from iotune.recommend.decision import (
+    Decision,
+    DecisionError,
+    Measured,
+    apply_hints,
+    default_configuration,
+    system_configurations,
+)
 from iotune.units import format_size
 
 
@@ -119,7 +125,7 @@ def decide_unmeasured(space, groups: dict[str, list[Measured]], shown: dict, wor
     mean = _predict(space, candidates, prior, workload_row(space, candidates[0], between), seed)
     pick = int(np.argmin(mean))
     best = candidates[pick].to_dict()
-    for name, value in between.items():
+    for name in between:
         best[name] = shown[name]
     decision.basis, decision.best, decision.best_time = "transfer", best, float(math.exp(mean[pick]))
     if default is not None:

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import t as student_t
 
+from iotune.learn.estimators.delaunay import DelaunayInterpolator
 from iotune.space.configuration import digest
 from iotune.variability import Repeats, VariabilityMap, describe, runs_needed_for_cv
-from iotune.learn.estimators.delaunay import DelaunayInterpolator
 from iotune.variability.errors import VariabilityError
 
 
@@ -118,7 +118,7 @@ def attach_spread(recommendation, store, study: str, confidence: float = 0.95, r
         spreads = [CandidateSpread("unknown", reason=reason) for _ in candidates]
         separation = Separation("unknown", confidence, reason=reason, message=f"spread unknown: {reason}")
     return dataclasses.replace(recommendation, separation=separation, candidates=[
-        dataclasses.replace(c, spread=s) for c, s in zip(candidates, spreads)])
+        dataclasses.replace(c, spread=s) for c, s in zip(candidates, spreads, strict=True)])
 
 
 def _spreads(candidates, store, study, confidence, rel_half_width) -> list[CandidateSpread]:
@@ -126,22 +126,20 @@ def _spreads(candidates, store, study, confidence, rel_half_width) -> list[Candi
         repeats = Repeats.from_store(store, study).require_repeats(2)
     except VariabilityError as exc:
         return [CandidateSpread("unknown", reason=str(exc)) for _ in candidates]
-    measured = {digest(config): times for config, times in zip(repeats.configs, repeats.times)}
-    out, missing = [], []
+    measured = {digest(config): times for config, times in zip(repeats.configs, repeats.times, strict=True)}
+    missing = [c.configuration for c in candidates if digest(c.configuration) not in measured]
+    predicted = iter(_predict_cv(missing, repeats) if missing else [])
+    out: list[CandidateSpread] = []
     for candidate in candidates:
         times = measured.get(digest(candidate.configuration))
         if times is None:
-            out.append(None)
-            missing.append(len(out) - 1)
+            cv, source, reason = next(predicted)
+            out.append(CandidateSpread(source, cv, reason=reason))
             continue
         s = describe(times)
         out.append(CandidateSpread("measured", _with_study_spread(s.cv, s.n, repeats), n_measured=s.n,
                                    mean_seconds=s.mean, std_seconds=s.std, bimodal=s.bimodal, runs=s.n))
-    if missing:
-        predicted = _predict_cv([candidates[i].configuration for i in missing], repeats)
-        for i, (cv, source, reason) in zip(missing, predicted):
-            out[i] = CandidateSpread(source, cv, reason=reason)
-    for candidate, spread in zip(candidates, out):
+    for candidate, spread in zip(candidates, out, strict=True):
         if spread.cv is None or not math.isfinite(spread.cv):
             spread.source, spread.cv = "unknown", None
             spread.reason = spread.reason or "the cv is undefined (zero mean time)"
@@ -186,7 +184,7 @@ def _predict_cv(configs, repeats) -> list[tuple[float | None, str, str]]:
             if isinstance(model, DelaunayInterpolator):
                 model.set_params(extrapolation="nan")
         maps.append((predictor, fitted))
-    results = []
+    results: list[tuple[float | None, str, str]] = []
     for config in configs:
         why = list(reasons)
         for predictor, fitted in maps:
@@ -237,7 +235,7 @@ def _separation(candidates, spreads, confidence, rel_half_width) -> Separation:
         return Separation("unknown", confidence, reason=f"spread of candidate 1 unknown: {best.reason}",
                           message=f"cannot say whether candidate 1 is ahead: its spread is unknown ({best.reason})")
     comparisons = [_compare(c.rank, best, s, candidates[0].predicted, c.predicted, confidence)
-                   for c, s in zip(candidates[1:], spreads[1:])]
+                   for c, s in zip(candidates[1:], spreads[1:], strict=True)]
     close = [c for c in comparisons if c.indistinguishable]
     unknown = [c.rank for c in comparisons if c.indistinguishable is None]
     note = f" (spread of candidate(s) {_ranks(unknown)} unknown)" if unknown else ""
@@ -248,14 +246,14 @@ def _separation(candidates, spreads, confidence, rel_half_width) -> Separation:
                           f"candidate 1 is ahead beyond the run-to-run spread at {level}{note}",
                           "" if not unknown else "some spreads unknown")
     ranks = [1] + [c.rank for c in close]
-    runs = [c.runs_to_separate for c in close]
+    runs = [c.runs_to_separate for c in close if c.runs_to_separate is not None]
     if any(c.gap == 0 for c in close):
         precise = max(spreads[r - 1].runs_for_precision or 0 for r in ranks)
         message = (f"candidates {_ranks(ranks)} cannot be told apart: the model predicts the same value for them, "
                    f"so only measuring them can rank them (about {precise} runs each for a ±{rel_half_width:.0%} "
                    f"interval of the mean at {level})")
         each = None
-    elif None in runs:
+    elif len(runs) < len(close):  # a pair that no number of runs separates
         message = f"candidates {_ranks(ranks)} cannot be told apart: they differ by less than runs can resolve"
         each = None
     else:
