@@ -19,11 +19,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from iotune.bench.runner import ior_args, ior_command_line, make_trial_dir
-from iotune.units import MIB
-from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.bench.world import find_mpiexec, kill_tree, process_tree
 from iotune.errors import BenchError
+from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.shield import shielded
+from iotune.units import MIB
 
 _HINT_BLOCK = re.compile(r"hints returned from opened file \{(.*?)\}", re.S)
 _PASSED_BLOCK = re.compile(r"hints passed to MPI_File_open\(\) \{(.*?)\}", re.S)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import mmap
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -152,14 +153,13 @@ class _Phase:
         self._expected = np.empty(spec.transfer_size, dtype=np.uint8) if spec.verify else None
 
     def close_buffers(self) -> None:
-        self.buffer = None
-        self._words = None
+        del self.buffer, self._words  # the views of the mapping go first, or closing it raises BufferError
         try:
             self._region.close()
         except BufferError:
             pass  # a traceback still holds a view; the mapping goes when it is collected
 
-    def run(self, phase: str, clock: _Clock | None) -> dict:
+    def run(self, phase: str, clock: Callable[[], float] | None) -> dict:
         clock = clock or (lambda: 0.0)
         if phase == "write" and self.spec.layout and (self.spec.file_per_process or self.rank == 0):
             # the layout goes on the empty file before anyone opens it (ENOTEMPTY once it holds data)
@@ -173,8 +173,10 @@ class _Phase:
         return record
 
     def _check(self, offset: int) -> int:
-        fill_pattern(self._expected, offset, self.rank_tag)
-        return int(not np.array_equal(self.buffer, self._expected))
+        expected = self._expected
+        assert expected is not None, "only a verifying phase checks what it read"
+        fill_pattern(expected, offset, self.rank_tag)
+        return int(not np.array_equal(self.buffer, expected))
 
     def _posix(self, phase: str, clock) -> dict:
         spec = self.spec
@@ -185,7 +187,7 @@ class _Phase:
         fd = os.open(self.path, flags, 0o644)
         try:
             open_end = clock()
-            view = memoryview(self.buffer)
+            view = self.buffer.data
             errors = 0
             moved = 0
             for offset in self.offsets:
@@ -375,18 +377,15 @@ def summarise(spec: BenchmarkSpec, records: list[dict]) -> dict:
     for index, first in enumerate(records[0]["phases"]):
         per_rank = [record["phases"][index] for record in records]
 
-        def span(start: str, end: str) -> float:
-            return max(r[end] for r in per_rank) - min(r[start] for r in per_rank)
-
         errors = [r["verify_errors"] for r in per_rank if r["verify_errors"] is not None]
         phases.append(
             PhaseResult(
                 phase=first["phase"],
                 bytes=sum(r["bytes"] for r in per_rank),
-                seconds=span("open_start", "close_end"),
-                open_seconds=span("open_start", "open_end"),
-                transfer_seconds=span("open_end", "transfer_end"),
-                close_seconds=span("transfer_end", "close_end"),
+                seconds=_span(per_rank, "open_start", "close_end"),
+                open_seconds=_span(per_rank, "open_start", "open_end"),
+                transfer_seconds=_span(per_rank, "open_end", "transfer_end"),
+                close_seconds=_span(per_rank, "transfer_end", "close_end"),
                 ops=sum(r["ops"] for r in per_rank),
                 verify_errors=sum(errors) if errors else None,
             )
@@ -399,6 +398,11 @@ def summarise(spec: BenchmarkSpec, records: list[dict]) -> dict:
         read_cache_mode=records[0]["cache_mode"],
         extra=_layout_extra(spec, records),
     ).to_dict()
+
+
+def _span(per_rank: list[dict], start: str, end: str) -> float:
+    """From the earliest ``start`` to the latest ``end`` over the ranks' records of one phase."""
+    return max(r[end] for r in per_rank) - min(r[start] for r in per_rank)
 
 
 def _layout_extra(spec: BenchmarkSpec, records: list[dict]) -> dict:

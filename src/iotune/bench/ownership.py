@@ -28,7 +28,7 @@ def parse_owner(name: str, prefix: str) -> Owner | None:
 
 def remove_stale(directory: Path, prefix: str) -> list[Path]:
     """Remove the entries ``prefix<owner tag>...`` of ``directory`` whose owner is provably gone; returns them."""
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = sorted(Path(directory).glob(f"{prefix}*"))
     except OSError:

@@ -14,9 +14,9 @@ from typing import Protocol
 from iotune.bench.kernel import CACHE_MODES
 from iotune.bench.ownership import current_owner, remove_stale
 from iotune.bench.world import WorkerWorld, WorldSetupError, find_mpiexec
-from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import MpiNotFoundError
 from iotune.fslayout import LayoutError, driver_for
+from iotune.records import BenchmarkSpec, Measurement
 from iotune.shield import shielded
 from iotune.units import format_size
 

@@ -24,6 +24,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 from iotune.bench import mpi_temp
 from iotune.bench.kernel import run_kernel, summarise
@@ -142,22 +143,22 @@ def serve(socket_path: str) -> None:
             break
         try:
             if op == "ping":
-                reply = {"ok": True, "pids": pids}
+                reply: dict[str, Any] = {"ok": True, "pids": pids}
             elif op == "run":
                 _test_hooks(rank)
                 spec = BenchmarkSpec.from_dict(request["spec"])
                 record = run_kernel(comm, node_comm, spec, Path(request["dir"]), request.get("cache_mode", "auto"))
-                records = comm.gather(record)
-                reply = {"ok": True, "measurement": summarise(spec, records) if rank == 0 else None}
+                records = comm.gather(record)  # None on every rank but 0
+                reply = {"ok": True, "measurement": summarise(spec, records) if records is not None else None}
             else:
                 reply = {"ok": False, "error": f"unknown request {op!r} (allowed: run, ping, exit)"}
         except Exception as exc:  # noqa: BLE001 - any failure must reach the controller as one line
-            message = f"rank {rank}: {_one_line(exc)}"
-            print(f"iotune worker {message}", file=sys.stderr, flush=True)
+            failure = f"rank {rank}: {_one_line(exc)}"
+            print(f"iotune worker {failure}", file=sys.stderr, flush=True)
             if os.environ.get("IOTUNE_WORKER_DEBUG"):
                 traceback.print_exc()
             if channel:
-                channel.send({"ok": False, "error": message, "fatal": True})
+                channel.send({"ok": False, "error": failure, "fatal": True})
             comm.Abort(1)
         if channel:
             channel.send(reply)

@@ -278,8 +278,8 @@ class WorkerWorld:
         self.close()
         remove_stale(Path(tempfile.gettempdir()), WORLD_PREFIX)  # of controllers that died here (SIGKILL)
         with shielded():  # a signal between mkdtemp and the assignment would leave the directory
-            self._st["dir"] = Path(tempfile.mkdtemp(prefix=WORLD_PREFIX + current_owner().tag))
-        address = control_address(self._dir)
+            directory = self._st["dir"] = Path(tempfile.mkdtemp(prefix=WORLD_PREFIX + current_owner().tag))
+        address = control_address(directory)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             listener.bind(socket_address(address))
@@ -294,8 +294,8 @@ class WorkerWorld:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
         launcher = self.mpiexec if self.nodes > 1 else local_launcher(self.mpiexec)
         command = [launcher, "-n", str(self.processes), self.python, "-m", "iotune.bench.worker", address]
-        with open(self._dir / "stderr.txt", "wb") as errors, shielded():  # else a signal could orphan mpiexec
-            self._st["proc"] = subprocess.Popen(
+        with open(directory / "stderr.txt", "wb") as errors, shielded():  # else a signal could orphan mpiexec
+            proc = self._st["proc"] = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors, env=env, start_new_session=True
             )
         deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -309,10 +309,11 @@ class WorkerWorld:
                     else:  # another user found the abstract socket
                         connection.close()
                 except TimeoutError:
-                    if self._proc.poll() is not None:
-                        raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode} at startup"))
+                    if proc.poll() is not None:
+                        status = f"mpiexec exited with status {proc.returncode} at startup"
+                        raise BenchError(self._why(status)) from None
                     if time.monotonic() > deadline:
-                        raise BenchError(self._why(f"workers did not connect within {STARTUP_TIMEOUT:.0f} s"))
+                        raise BenchError(self._why(f"workers did not connect within {STARTUP_TIMEOUT:.0f} s")) from None
             hello = self._receive(STARTUP_TIMEOUT)
         except BaseException:
             self.kill()
@@ -322,25 +323,33 @@ class WorkerWorld:
         self._st["pids"] = list(hello.get("pids", []))
         self._st["owners"] = list(hello.get("owners", []))
         self._st["nodes"] = list(hello.get("nodes", []))
-        self._st["files"] |= mpi_temp.held_by_any(process_tree(self._proc.pid) + self.local_pids)
+        self._st["files"] |= mpi_temp.held_by_any(process_tree(proc.pid) + self.local_pids)
         self.mpi_library = hello.get("mpi_library", "")
 
     def _why(self, what: str) -> str:
         tail = _tail(self._dir / "stderr.txt") if self._dir else ""
         return f"{what}; worker stderr: {tail or '(empty)'}"
 
+    def _connection(self) -> tuple[subprocess.Popen, socket.socket]:
+        """mpiexec and the socket to rank 0 of the running world."""
+        proc, sock = self._proc, self._sock
+        if proc is None or sock is None:
+            raise BenchError("the worker world is not running")
+        return proc, sock
+
     def _receive(self, timeout: float) -> dict:
+        proc, sock = self._connection()
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BenchError(self._why(f"no reply from the workers within {timeout:g} s (hung rank?)"))
-            self._sock.settimeout(min(remaining, 0.5))
+            sock.settimeout(min(remaining, 0.5))
             try:
-                chunk = self._sock.recv(1 << 16)
+                chunk = sock.recv(1 << 16)
             except TimeoutError:
-                if self._proc.poll() is not None:
-                    raise BenchError(self._why(f"mpiexec exited with status {self._proc.returncode}")) from None
+                if proc.poll() is not None:
+                    raise BenchError(self._why(f"mpiexec exited with status {proc.returncode}")) from None
                 # hydra sometimes misses a rank that died early and leaves the others waiting in a collective
                 dead = dead_local_ranks(self._st["owners"])
                 if dead:
@@ -350,10 +359,10 @@ class WorkerWorld:
                 raise BenchError(self._why(f"lost the connection to the workers ({exc})")) from None
             if not chunk:
                 try:  # long enough for the launcher to report the ranks' exit codes on a busy machine
-                    self._proc.wait(timeout=5)
+                    proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     pass
-                status = self._proc.poll()
+                status = proc.poll()
                 raise BenchError(self._why(f"workers closed the connection (mpiexec status {status})"))
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
@@ -368,7 +377,7 @@ class WorkerWorld:
         if not self.alive or self._sock is None:
             self.start()
         try:
-            self._sock.sendall((json.dumps(message) + "\n").encode())
+            self._connection()[1].sendall((json.dumps(message) + "\n").encode())
             reply = self._receive(self.timeout if timeout is None else timeout)
         except OSError as exc:
             error = BenchError(self._why(f"lost the connection to the workers ({exc})"))
@@ -409,10 +418,11 @@ class WorkerWorld:
 
     def close(self) -> None:
         """Ask the workers to exit, then kill whatever is left and remove the socket directory."""
-        if self._sock is not None and self.alive:
+        proc, sock = self._proc, self._sock
+        if proc is not None and sock is not None and proc.poll() is None:
             try:
-                self._sock.sendall(b'{"op": "exit"}\n')
-                self._proc.wait(timeout=2)
+                sock.sendall(b'{"op": "exit"}\n')
+                proc.wait(timeout=2)
             except (OSError, subprocess.TimeoutExpired):
                 pass
         self.kill()
