@@ -5,8 +5,8 @@ is recorded in a state file, so ``iotune testbed cleanup`` removes exactly that
 after a crash and nothing else.
 """
 
-from iotune.testbed.cgroup import cgroup_of, run_in_cgroup
 from iotune.spec.storage import FILE_SYSTEMS, SCHEDULERS, StorageConfig
+from iotune.testbed.cgroup import cgroup_of, run_in_cgroup
 from iotune.testbed.errors import TestbedError, TestbedUnsupportedError
 from iotune.testbed.provider import StorageSession, TestbedProvider
 from iotune.testbed.system import support_problem

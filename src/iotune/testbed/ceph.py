@@ -110,7 +110,7 @@ class Cluster:
         self.processes.append(process)
 
     def check_alive(self) -> None:
-        for process, info in zip(self.processes, self.record["processes"]):
+        for process, info in zip(self.processes, self.record["processes"], strict=True):
             if process.poll() is not None:
                 tail = (self.base / "log" / f"{info['name']}.out").read_text(errors="replace").strip().splitlines()
                 raise TestbedError(f"{info['name']} exited with status {process.returncode}"

@@ -45,7 +45,7 @@ def create(path: Path) -> None:
 
 
 def set_limit(path: Path, kind: str, device_number: str, value: int) -> None:
-    """Limit ``device_number`` ("MAJOR:MINOR") to ``value`` bytes or operations per second; ``kind`` as in THROTTLE_FILES."""
+    """Limit ``device_number`` ("MAJOR:MINOR") to ``value`` bytes or operations a second (``kind``: THROTTLE_FILES)."""
     try:
         (check_ours(path) / THROTTLE_FILES[kind]).write_text(f"{device_number} {int(value)}\n")
     except OSError as error:

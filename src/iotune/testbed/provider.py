@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iotune.spec.storage import StorageConfig
 from iotune.testbed.system import require_support
 from iotune.testbed.testbed import Built, Testbed
 
+if TYPE_CHECKING:
+    from iotune.bench.runner import Runner
+
 
 class StorageSession:
     """One built testbed in use by a campaign: ``built``, ``runner`` (inside its cgroup), ``scratch`` directory."""
 
-    def __init__(self, testbed: Testbed, built: Built, runner):
+    def __init__(self, testbed: Testbed, built: Built, runner: Runner | None):
         self.testbed = testbed
         self.built = built
         self.runner = runner
@@ -58,7 +62,7 @@ class TestbedProvider:
 
     __test__ = False  # not a pytest test class despite the name
 
-    def __init__(self, root_dir: Path | None = None, make_runner: Callable[[str], object] | None = None,
+    def __init__(self, root_dir: Path | None = None, make_runner: Callable[[str], Runner] | None = None,
                  mpiexec: str | None = None):
         self.root_dir = None if root_dir is None else Path(root_dir)
         self.make_runner = make_runner
@@ -76,6 +80,7 @@ class TestbedProvider:
         self.builds += 1
         try:
             wrapper = testbed.mpiexec_wrapper(self.mpiexec)
+            runner: Runner
             if self.make_runner is None:
                 from iotune.bench.runner import BuiltinRunner
 

@@ -28,7 +28,9 @@ def owner_record() -> dict:
 def owner_alive(state: dict) -> bool:
     """True while the process that built a non-persistent testbed still runs (persistent ones: False)."""
     owner = state.get("owner")
-    return bool(owner) and process_start(owner["pid"]) == owner["start"]
+    if not owner:
+        return False
+    return process_start(owner["pid"]) == owner["start"]
 
 
 def new_state(name: str, directory: Path, config: dict, owner: dict | None) -> dict:

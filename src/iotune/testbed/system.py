@@ -9,8 +9,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import signal
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path

@@ -10,16 +10,20 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
-from iotune.testbed import ceph, cgroup, state, system
 from iotune.spec.storage import StorageConfig
+from iotune.testbed import ceph, cgroup, state, system
 from iotune.testbed.errors import TestbedError, TestbedUnsupportedError
 
 ROOT_ENV = "IOTUNE_TESTBED_DIR"
 DEFAULT_ROOT = Path("/var/tmp/iotune-testbed")
 _counter = itertools.count()
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None  # what signal.signal returns
 
 
 def default_root() -> Path:
@@ -93,7 +97,7 @@ def teardown_state(directory: Path) -> list[str]:
         attempt(f"remove {image}", lambda i=image: Path(i).unlink(missing_ok=True))
     for tree in record["trees"]:
         if not any(system.is_mounted(Path(m)) for m in [*record["mounts"], *filter(None, [record["mountpoint"]])]):
-            attempt(f"remove {tree}", lambda t=tree: Path(t).exists() and shutil.rmtree(t))
+            attempt(f"remove {tree}", lambda t=tree: shutil.rmtree(t) if Path(t).exists() else None)
     if errors:
         state.save(record)
         raise TestbedError(f"teardown of testbed {record['name']} incomplete (state kept in {directory}): "
@@ -152,7 +156,7 @@ class Testbed:
         self.persistent = persistent
         self._record: dict | None = None
         self._pid = os.getpid()
-        self._previous_handlers: dict[int, object] = {}
+        self._previous_handlers: dict[int, _Handler] = {}
 
     @property
     def built(self) -> Built | None:
@@ -185,20 +189,20 @@ class Testbed:
         system.check_free_space(root, size * config.devices + (ceph.MON_FS_MIB * system.MIB if config.fs == "cephfs"
                                                                else 0))
         name, directory = self._allocate(root)
-        self._record = state.new_state(name, directory, config.to_dict(), state.owner_record())
-        state.save(self._record)
+        record = self._record = state.new_state(name, directory, config.to_dict(), state.owner_record())
+        state.save(record)
         if not self.persistent:
             self._install_handlers()
         try:
             with system.steps_of(directory):
-                self._build(config, directory)
+                self._build(record, config, directory)
             if self.persistent:
-                self._record["owner"] = None  # built: from now on it outlives this process
-                state.save(self._record)
+                record["owner"] = None  # built: from now on it outlives this process
+                state.save(record)
         except BaseException:
             self.teardown()
             raise
-        return self.built
+        return self._require_built()
 
     def _allocate(self, root: Path) -> tuple[str, Path]:
         while True:
@@ -211,8 +215,7 @@ class Testbed:
                 continue
             return name, (root / name).resolve()
 
-    def _build(self, config: StorageConfig, directory: Path) -> None:
-        record = self._record
+    def _build(self, record: dict, config: StorageConfig, directory: Path) -> None:
         if config.fs == "cephfs":
             ceph.build(record, config, directory, cgroup.BLKIO_ROOT / f"{cgroup.CGROUP_PREFIX}{record['name']}")
             return
@@ -255,11 +258,12 @@ class Testbed:
         """
         from iotune.bench.world import find_mpiexec, local_launcher
 
-        built = self._require_built()
+        built, record = self._require_built(), self._record
+        assert record is not None  # built implies recorded
         script = built.state_dir / "mpiexec-in-cgroup"
-        if str(script) not in self._record["wrappers"]:
-            self._record["wrappers"].append(str(script))
-            state.save(self._record)
+        if str(script) not in record["wrappers"]:
+            record["wrappers"].append(str(script))
+            state.save(record)
         return str(cgroup.write_wrapper(script, built.cgroup, local_launcher(find_mpiexec(mpiexec))))
 
     def runner(self, mpiexec: str | None = None, **kwargs):
