@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from iotune.transfer.errors import TransferError
+
 LENGTH_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)  # times sqrt(d) / 2
 NOISE_SHARES = (1e-4, 1e-2, 0.1)
 
@@ -72,6 +74,8 @@ class GaussianProcess:
                          - 0.5 * np.log(relative) ** 2)
                 if best is None or score > best[0]:
                     best = (score, length_scale, inverse_lower, alpha, variance)
+        if best is None:
+            raise TransferError(f"cannot fit the Gaussian process to {n} points: every kernel matrix tried is singular")
         _, self.length_scale_, self._inverse_lower, self._alpha, self.variance_ = best
         self._X = X
         return self
