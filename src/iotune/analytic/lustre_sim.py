@@ -54,19 +54,19 @@ def _sampler(kind: str, mean: float, sigma: float, rng: np.random.Generator, lan
     if kind == "lognormal":
         mu = math.log(mean) - sigma**2 / 2.0  # E[exp(N(mu, sigma^2))] = exp(mu + sigma^2/2)
 
-        def draw():
+        def lognormal():
             rng.standard_normal(out=buffer)
             np.multiply(buffer, sigma, out=buffer)
             np.add(buffer, mu, out=buffer)
             return np.exp(buffer, out=buffer)
 
-        return draw
+        return lognormal
 
-    def draw():
+    def exponential():
         rng.standard_exponential(out=buffer)
         return buffer if mean == 1.0 else np.multiply(buffer, mean, out=buffer)
 
-    return draw
+    return exponential
 
 
 def stationary_waits(

@@ -79,9 +79,9 @@ def check_runnable(space, allowed=None) -> None:
     """
     env_levels = {}
     for parameter in space.parameters:
-        if hint_key(parameter):
+        if key := hint_key(parameter):
             for level in parameter.levels:
-                check_hint_value(hint_key(parameter), hint_value(level))
+                check_hint_value(key, hint_value(level))
         elif parameter.env and parameter.name not in BENCHMARK_FIELDS:
             for level in parameter.levels:
                 env_levels[parameter.env] = check_value(parameter.env, hint_value(level))
