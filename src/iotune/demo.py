@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iotune.analysis import ConfigurationStats, best_per_workload, configuration_stats
 from iotune.recommend import Recommender
@@ -35,6 +36,12 @@ HELD_OUT = {"transfer_size": 256 * 1024, "collective": True}
 TUNE_BUDGET = 4
 """Runs the tuner may spend on the held-out workload (of its 10 configurations)."""
 
+if TYPE_CHECKING:
+    from iotune.learn.model import TrainedModel
+    from iotune.recommend.decision import Decision
+    from iotune.recommend.result import Recommendation
+    from iotune.screening.effects import ScreenResult
+
 RunCampaign = Callable[[Campaign], CampaignReport]
 
 
@@ -52,16 +59,16 @@ class DemoOutcome:
     """Everything the demo measured and decided, for the command line to show and :func:`verdict` to judge."""
 
     spec: CampaignSpec
-    screen: object
+    screen: ScreenResult
     collection_study: str
     best: list
-    model: object
-    recommendation: object
+    model: TrainedModel
+    recommendation: Recommendation
     tuned: TuneResult
     held_out_study: str
     truth: list[ConfigurationStats]
     """Every configuration of the held-out workload as measured at the end, fastest first."""
-    answer: object = None
+    answer: Decision | None = None
     """What ``iotune recommend`` answered for the held-out workload before any run of it
     (:class:`iotune.recommend.decision.Decision`)."""
     matters: dict[str, bool | None] | None = None
@@ -101,18 +108,17 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
 
     spec = demo_spec().with_campaign(repeats=repeats)
     space = spec.space
-    common = dict(resume=resume, platform=platform)
 
     say("1/5 screening the parameters (foldover Plackett-Burman design, paper 000 Sec. 4.1)")
     screening = replace(spec, campaign=replace(spec.campaign, sampler="screening", repeats=1))
-    run(prepare(store, screening, f"{study}-screen", runner, scratch, **common))
+    run(prepare(store, screening, f"{study}-screen", runner, scratch, resume=resume, platform=platform))
     screen = load_screen(store, f"{study}-screen")
     matters = {f.name: f.matters for f in significance(store, f"{study}-screen").factors}
 
     everything = space.full_factorial()
     say(f"2/5 measuring every configuration of every workload except {_describe(HELD_OUT)}")
     run(prepare(store, spec, study, runner, scratch, configurations=[c for c in everything if not _held_out(c)],
-                **common))
+                resume=resume, platform=platform))
 
     workload = {p.name: HELD_OUT[p.name] for p in space.workload_parameters}
     say(f"3/5 training a CART model of log I/O time on those measurements; its pick for {_describe(HELD_OUT)}")
@@ -130,7 +136,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     held_out_study = f"{study}-heldout"
     say("5/5 measuring every configuration of that workload, to judge both picks against the truth")
     run(prepare(store, spec, held_out_study, runner, scratch, configurations=[c for c in everything if _held_out(c)],
-                **common))
+                resume=resume, platform=platform))
     truth = sorted((s for s in configuration_stats(store.trials(study=held_out_study)).values() if s.n),
                    key=lambda s: s.mean_time)
     return DemoOutcome(spec, screen, study, best_per_workload(space, store.trials(study=study)), model,
@@ -229,7 +235,7 @@ def _against_default(configuration: dict, outcome: DemoOutcome, default: Configu
     if measured is None or default is None:
         return "."
     tuned = outcome.tuned
-    if tuned.gain is None:
+    if tuned.gain is None or tuned.gain_low is None or tuned.gain_high is None:
         expected = ""
     elif tuned.gain_low <= 1:
         expected = (f" (the tuner expected {tuned.gain:.2f}x but could not rule out no gain from its "
@@ -237,7 +243,8 @@ def _against_default(configuration: dict, outcome: DemoOutcome, default: Configu
     else:
         expected = f" (the tuner expected {tuned.gain:.2f}x, 95% interval {tuned.gain_low:.2f}-{tuned.gain_high:.2f}x)"
 
-    return (f"; against the default ({_settings(outcome.default, [p.name for p in outcome.spec.space.system_parameters])}, "
+    system = [p.name for p in outcome.spec.space.system_parameters]
+    return (f"; against the default ({_settings(outcome.default, system)}, "
             f"{default.mean_time:.3f} s) it is {default.mean_time / measured.mean_time:.2f}x as fast{expected}.")
 
 
