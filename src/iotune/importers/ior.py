@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iotune.bench.ior import parse_ior_hints_log, parse_ior_json
-from iotune.records import BenchmarkSpec, Measurement
 from iotune.errors import IotuneError
 from iotune.importers.ior_checks import MAX_LOG_BYTES, read_ior_text, read_text
+from iotune.records import BenchmarkSpec, Measurement
 from iotune.space import Space
 
 UNSET = "unset"
