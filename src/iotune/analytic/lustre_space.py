@@ -32,6 +32,9 @@ With p = 1, t >= n s and seek_s = 0 this is exactly the paper's T(M, n).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from iotune.analytic import _validate as check
@@ -92,7 +95,7 @@ class LustreObjective:
         share = np.maximum(1.0, streams / self.ost_count)
         return wait + share * per_file / busy * (1.0 / self.model.bandwidth + self.seek_s / np.minimum(s, t))
 
-    def __call__(self, point: dict) -> float:
+    def __call__(self, point: Mapping[str, Any]) -> float:
         return float(self.times(*(point[name] for name in DIMENSIONS)))
 
     def exhaustive(self, space: Space) -> tuple[dict, float, int]:

@@ -82,7 +82,7 @@ def show_judgement(terminal: Terminal, outcome) -> None:
                                  (f"the tuner's pick ({outcome.tuned.runs} runs)", outcome.tuned_pick),
                                  ("fastest measured", fastest.config)):
         measured = None if configuration is None else outcome.measured(configuration)
-        if measured is None:
+        if configuration is None or measured is None:
             rows.append([label, "-" if configuration is None else _settings(configuration, system), "-", "-", "-"])
             continue
         rows.append([label, _settings(configuration, system),

@@ -81,28 +81,29 @@ def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float 
 
     check_format(fmt)
     model = _model(arrival_rate, service_rate, bandwidth)
-    size = _size(size)
+    nbytes = _size(size)
     n_max = count("--max-stripes", max_stripes)
     levels = _numbers(quantiles, "--quantiles")
     if any(not 0 <= q < 1 for q in levels):
         raise ModelError(f"--quantiles must be in [0, 1), got {quantiles!r}")
     n = np.arange(1, n_max + 1)
-    exact_t = model.completion_time(size, n, exact=True)
-    paper_t = model.completion_time(size, n, exact=False)
-    best_exact = model.optimal_stripe_count(size, n_max, exact=True)
-    best_paper = model.optimal_stripe_count(size, n_max, exact=False)
+    exact_t = model.completion_time(nbytes, n, exact=True)
+    paper_t = model.completion_time(nbytes, n, exact=False)
+    best_exact = model.optimal_stripe_count(nbytes, n_max, exact=True)
+    best_paper = model.optimal_stripe_count(nbytes, n_max, exact=False)
     best = best_exact if exact else best_paper
     shown = list(n) if every else _shown_stripes(n_max, {best_exact, best_paper})
     q_columns = [f"q{q * 100:g} (s)" for q in levels]
     rows = []
     for k in shown:
-        quant = [round(float(model.completion_time_quantile(size, int(k), q)), 4) for q in levels]
+        quant = [round(float(model.completion_time_quantile(nbytes, int(k), q)), 4) for q in levels]
         e, p = float(exact_t[k - 1]), float(paper_t[k - 1])
         rows.append([int(k), round(e, 4), round(p, 4), round(p - e, 4), *quant, bool(k == best)])
     columns = ["stripes", "T exact (s)", "T paper (s)", "paper - exact (s)", *q_columns, "optimum"]
     terminal = Terminal()
-    terminal.emit(columns, rows, fmt, title=f"{size:.6g} bytes over n OSTs, rho = {model.rho:.4g} "
-                                            f"(You et al. 2011, paper 004, Sec. II-B; optimum by the {'exact' if exact else 'paper'} form)")
+    form = "exact" if exact else "paper"
+    terminal.emit(columns, rows, fmt, title=f"{nbytes:.6g} bytes over n OSTs, rho = {model.rho:.4g} "
+                                            f"(You et al. 2011, paper 004, Sec. II-B; optimum by the {form} form)")
     terminal.info(f"optimum (exact): {best_exact} stripes, {float(exact_t[best_exact - 1]):.4f} s; "
                   f"optimum (paper closed form): {best_paper} stripes, {float(paper_t[best_paper - 1]):.4f} s")
 
@@ -119,7 +120,8 @@ def lustre_search(strategy: str = typer.Option("all", "--strategy",
                   bandwidth: str = BANDWIDTH,
                   max_stripes: int = typer.Option(160, "--max-stripes", help="Largest stripe count (Table IV: 160)."),
                   fmt: str = FORMAT) -> None:
-    """Search the Table IV space of You et al. 2011 (paper 004) with each heuristic; compare with the exhaustive optimum."""
+    """Search the Table IV space of You et al. 2011 (paper 004) with each heuristic; compare with the exhaustive
+    optimum."""
     from iotune.analytic._validate import count
     from iotune.analytic.lustre_space import DIMENSIONS, LustreObjective, lustre_space
     from iotune.samplers import SamplerError, make_sampler, optimize
@@ -138,11 +140,12 @@ def lustre_search(strategy: str = typer.Option("all", "--strategy",
         result = optimize(make_sampler(name, space, seed=seed, budget=budget), objective)
         within = next((i + 1 for i, (_, v) in enumerate(result.history) if v <= 1.01 * best_value), None)
         gap = 100.0 * (result.best_value - best_value) / best_value
-        rows.append([name, *(result.best[d] for d in DIMENSIONS), round(result.best_value, 4), result.evaluations,
+        best = result.best if result.best is not None else {}  # None: the sampler proposed nothing
+        rows.append([name, *(best.get(d) for d in DIMENSIONS), round(result.best_value, 4), result.evaluations,
                      within, round(gap, 4)])
     columns = ["strategy", *DIMENSIONS, "T (s)", "evaluations", "evals to 1%", "gap %"]
-    Terminal().emit(columns, rows, fmt, title=f"{size} written: search over {points} points "
-                                              f"(You et al. 2011, paper 004, Table IV; objective: the queueing model above)")
+    Terminal().emit(columns, rows, fmt, title=f"{size} written: search over {points} points (You et al. 2011, "
+                                              "paper 004, Table IV; objective: the queueing model above)")
 
 
 ILLUSTRATIVE = {
@@ -176,8 +179,8 @@ def _calibration(path: str | None):
     return throughput, attach, label
 
 
-AGBS = ("AGBs: adjusted GB-seconds, the storage cost of Nicolae et al. 2015 (paper 002): each disk costs its reserved bandwidth (MB/s) x its "
-        "size (GB) per second attached, summed over the run")
+AGBS = ("AGBs: adjusted GB-seconds, the storage cost of Nicolae et al. 2015 (paper 002): each disk costs its "
+        "reserved bandwidth (MB/s) x its size (GB) per second attached, summed over the run")
 """What an AGBs is, for every command that prints one."""
 
 
@@ -196,7 +199,8 @@ def cache(compute_s: float = typer.Option(..., "--compute-s", help="I*It: second
           backing_gb: float = typer.Option(50.0, "--backing-gb", help="N: backing disk GB."),
           cache_mbps: float = typer.Option(128.0, "--cache-mbps", help="B_c: caching device MB/s."),
           fmt: str = FORMAT) -> None:
-    """Predicted completion time and cost per cache size, and the cheapest meeting the deadline (Nicolae et al. 2015, paper 002, III-D)."""
+    """Predicted completion time and cost per cache size, and the cheapest meeting the deadline (Nicolae et al.
+    2015, paper 002, III-D)."""
     from iotune.analytic.cache_model import CheckpointWorkload, best_cache_size, sweep_cache_sizes
 
     check_format(fmt)
@@ -217,10 +221,12 @@ def cache(compute_s: float = typer.Option(..., "--compute-s", help="I*It: second
 
 
 @simulate_app.command("cache")
-def simulate_cache(trace: str = typer.Option("cm1", "--trace", help="cm1 or lammps (Nicolae et al. 2015, paper 002, Sec. IV-C/D)."),
+def simulate_cache(trace: str = typer.Option("cm1", "--trace",
+                                             help="cm1 or lammps (Nicolae et al. 2015, paper 002, Sec. IV-C/D)."),
                    dt: float = typer.Option(0.1, "--dt", help="Time step, seconds."),
                    fmt: str = FORMAT) -> None:
-    """Completion time and adjusted GB-seconds per caching policy on a checkpoint trace (Nicolae et al. 2015, paper 002, Sec. IV)."""
+    """Completion time and adjusted GB-seconds per caching policy on a checkpoint trace (Nicolae et al. 2015,
+    paper 002, Sec. IV)."""
     from iotune.analytic.cache_sim import cm1_trace, compare_policies, lammps_trace
     from iotune.analytic.errors import ModelError
 
@@ -232,7 +238,8 @@ def simulate_cache(trace: str = typer.Option("cm1", "--trace", help="cm1 or lamm
     rows = [[r.policy, round(r.completion_s, 3), round(r.end_s, 3), round(r.cost_agbs, 1),
              ",".join(f"{s:g}" for s in r.cache_sizes_gb)] for r in results.values()]
     Terminal().emit(["policy", "completion (s)", "end (s)", "cost (AGBs)", "cache sizes (GB)"], rows, fmt,
-                    title=f"{trace} per VM, the paper's default cache policy settings (Nicolae et al. 2015, paper 002, Sec. IV-A)")
+                    title=f"{trace} per VM, the paper's default cache policy settings "
+                          "(Nicolae et al. 2015, paper 002, Sec. IV-A)")
     Terminal().info(AGBS)
 
 
@@ -242,9 +249,11 @@ def calibrate(datasets: str = typer.Option("16,32,64", "--datasets", help="Datas
               slow_mbps: float = typer.Option(33.0, "--slow-mbps", help="B_b: backing disk limit, MB/s."),
               fast_mbps: float = typer.Option(128.0, "--fast-mbps", help="B_c: cache disk limit, MB/s."),
               repeats: int = typer.Option(2, "--repeats", help="Measurements per (x, M)."),
-              output: str = typer.Option(None, "--output", help="Write the YAML that 'model cache --calibration' reads."),
+              output: str = typer.Option(None, "--output",
+                                         help="Write the YAML that 'model cache --calibration' reads."),
               fmt: str = FORMAT) -> None:
-    """Measure B_M(x) and D_M(x) with dd on throttled loop disks (Nicolae et al. 2015, paper 002, Sec. III-C/D; needs root)."""
+    """Measure B_M(x) and D_M(x) with dd on throttled loop disks (Nicolae et al. 2015, paper 002, Sec. III-C/D;
+    needs root)."""
     from iotune.analytic.calibration import measure_calibration
     from iotune.analytic.errors import ModelError
 

@@ -77,7 +77,8 @@ def show(spec: Path = typer.Argument(..., help="Space or campaign spec (YAML).")
     terminal = Terminal()
     if configurations:
         names = [p.name for p in space.parameters]
-        rows, stopped = [], ""
+        rows: list[list] = []
+        stopped = ""
         try:
             for configuration in space.enumerate():
                 if len(rows) >= limit:

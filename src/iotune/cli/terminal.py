@@ -56,7 +56,7 @@ class Terminal:
         self.err.print(f"error: {message}", style="bold red", markup=False)
 
     def emit(self, columns: Sequence[str], rows: Iterable[Sequence], fmt: str = "table", title: str | None = None,
-             records: list[dict] | None = None) -> None:
+             records: list[dict] | dict | None = None) -> None:
         """Print rows as a Rich table, JSON (a list of objects, or ``records`` when given) or CSV on stdout.
 
         Display headers (``"T exact (s)"``) become machine keys (``t_exact_s``) in JSON and CSV, NaN and

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from iotune.records import io_bandwidth, io_bytes, io_seconds
 from iotune.units import format_size
+
+if TYPE_CHECKING:
+    from iotune.space import Parameter
 
 PHASE_ORDER = ("write", "read", "run")
 
@@ -23,7 +28,7 @@ def trial_table(trials, spaces: dict) -> tuple[list[str], list[list]]:
     (``iotune export FILE.csv`` has every stored column).
     """
     trials = list(trials)
-    parameters = {}
+    parameters: dict[str, Parameter] = {}
     for space in spaces.values():
         for parameter in space.parameters:
             parameters.setdefault(parameter.name, parameter)
