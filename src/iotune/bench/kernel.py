@@ -178,6 +178,24 @@ class _Phase:
         fill_pattern(expected, offset, self.rank_tag)
         return int(not np.array_equal(self.buffer, expected))
 
+    def _fill(self, offset: int) -> None:
+        """The contents of the transfer written at ``offset``: the pattern a read checks, or unique pages."""
+        if self.spec.verify:
+            fill_pattern(self.buffer, offset, self.rank_tag)
+        elif self.spec.data_pattern == "offset":
+            stamp_pages(self._words, offset)
+
+    def _timings(self, phase: str, open_end: float, transfer_end: float, close_end: float, moved: int,
+                 errors: int) -> dict:
+        return {
+            "open_end": open_end,
+            "transfer_end": transfer_end,
+            "close_end": close_end,
+            "bytes": moved,
+            "ops": len(self.offsets),
+            "verify_errors": errors if self.spec.verify and phase == "read" else None,
+        }
+
     def _posix(self, phase: str, clock) -> dict:
         spec = self.spec
         if phase == "write":
@@ -192,10 +210,7 @@ class _Phase:
             moved = 0
             for offset in self.offsets:
                 if phase == "write":
-                    if spec.verify:
-                        fill_pattern(self.buffer, offset, self.rank_tag)
-                    elif spec.data_pattern == "offset":
-                        stamp_pages(self._words, offset)
+                    self._fill(offset)
                     _pwrite_all(fd, view, offset)
                     moved += spec.transfer_size
                 else:
@@ -208,14 +223,7 @@ class _Phase:
                 os.fsync(fd)
         finally:
             os.close(fd)
-        return {
-            "open_end": open_end,
-            "transfer_end": transfer_end,
-            "close_end": clock(),
-            "bytes": moved,
-            "ops": len(self.offsets),
-            "verify_errors": errors if spec.verify and phase == "read" else None,
-        }
+        return self._timings(phase, open_end, transfer_end, clock(), moved, errors)
 
     def _mpiio(self, phase: str, clock) -> dict:
         from mpi4py import MPI
@@ -251,10 +259,7 @@ class _Phase:
             status = MPI.Status()
             for offset in self.offsets:
                 if phase == "write":
-                    if spec.verify:
-                        fill_pattern(self.buffer, offset, self.rank_tag)
-                    elif spec.data_pattern == "offset":
-                        stamp_pages(self._words, offset)
+                    self._fill(offset)
                 call(offset, [self.buffer, MPI.BYTE], status)
                 got = status.Get_count(MPI.BYTE)
                 moved += got
@@ -265,14 +270,7 @@ class _Phase:
                 fh.Sync()
         finally:
             fh.Close()
-        return {
-            "open_end": open_end,
-            "transfer_end": transfer_end,
-            "close_end": clock(),
-            "bytes": moved,
-            "ops": len(self.offsets),
-            "verify_errors": errors if spec.verify and phase == "read" else None,
-        }
+        return self._timings(phase, open_end, transfer_end, clock(), moved, errors)
 
 
 def _evict(comm, node_comm, spec: BenchmarkSpec, scratch: Path, mode: str) -> str:
