@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from iotune.pricing import DeviceClass, PricingError, read_pricing
+from iotune.pricing import DeviceClass, Pricing, PricingError, read_pricing
 
 INSTANCE_TYPE = "instance_type"
 PLACEMENT = "placement"
@@ -50,16 +50,9 @@ class CostError(PricingError):
 
 
 @dataclass(frozen=True)
-class CostModel:
-    """Prices per instance-hour by instance type, with each type's cores (for deriving instance counts)."""
-
-    prices: Mapping[str, float]
-    cores: Mapping[str, int] = field(default_factory=dict)
-    default_instance_type: str | None = None
-    currency: str = "USD"
-    source: str = ""
-    device_classes: Mapping[str, DeviceClass] = field(default_factory=dict)
-    default_device_class: str | None = None
+class CostModel(Pricing):
+    """Eq. 2 over a pricing file's prices per instance-hour, each type's cores (for deriving instance counts)
+    and its device classes."""
 
     @classmethod
     def from_yaml(cls, path: str | Path | None = None) -> CostModel:
@@ -68,8 +61,7 @@ class CostModel:
             pricing = read_pricing(path)
         except PricingError as exc:
             raise CostError(str(exc)) from None
-        return cls(pricing.prices, pricing.cores, pricing.default_instance_type, pricing.currency, pricing.source,
-                   pricing.device_classes, pricing.default_device_class)
+        return cls(**{f.name: getattr(pricing, f.name) for f in fields(Pricing)})
 
     def device_class(self, name: str) -> DeviceClass:
         """The device class ``name``; CostError naming the known ones when it is unknown."""
