@@ -97,7 +97,8 @@ def current_owner() -> Owner:
 def provably_gone(owner: Owner) -> bool:
     """True only when ``owner`` ran on this host (same kernel namespace) and certainly no longer runs."""
     me = current_owner()
-    if me.boot == "0" or me.pidns == 0 or owner.start == 0 or (owner.host, owner.boot, owner.pidns) != (me.host, me.boot, me.pidns):
+    elsewhere = (owner.host, owner.boot, owner.pidns) != (me.host, me.boot, me.pidns)
+    if me.boot == "0" or me.pidns == 0 or owner.start == 0 or elsewhere:
         return False  # another host, boot or container: its pids mean nothing here
     return process_start(owner.pid) != owner.start
 

@@ -53,8 +53,8 @@ def _number(where: str, name: str, key: str, value, positive: bool = False, opti
     if optional and value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (positive and value == 0):
-        raise PricingError(f"{where}: device class {name!r} needs {key}, a {'positive' if positive else 'non-negative'} "
-                        f"number, got {value!r}")
+        sign = "positive" if positive else "non-negative"
+        raise PricingError(f"{where}: device class {name!r} needs {key}, a {sign} number, got {value!r}")
     return value
 
 

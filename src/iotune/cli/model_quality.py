@@ -9,9 +9,9 @@ TARGET_UNITS = {"time": "s", "bandwidth": "MiB/s", "cost": "currency units", "re
 METRIC_UNITS = {"mae": "{unit}", "rmse": "{unit}", "r2": "1 = perfect, 0 = the mean, < 0 worse", "mape": "%",
                 "accuracy": "%, 100 - MAPE", "kendall_tau": "-1..1, rank agreement"}
 
-REGRET_LEGEND = ("top1/top3 mean/max: regret, how much slower the configuration the predictor ranks first (top1) or best of its top 3 "
-                 "(top3) is than the best measured one, as a fraction (0.10 = 10% slower), for each workload left "
-                 "out of training; mean and max over the workloads")
+REGRET_LEGEND = ("top1/top3 mean/max: regret, how much slower the configuration the predictor ranks first (top1) "
+                 "or best of its top 3 (top3) is than the best measured one, as a fraction (0.10 = 10% slower), "
+                 "for each workload left out of training; mean and max over the workloads")
 
 
 def metric_label(metric: str, target: str) -> str:

@@ -122,7 +122,8 @@ def teardown(names: list[str] = typer.Argument(None, help="Testbeds to remove (d
 
 
 @app.command("cleanup")
-def cleanup(all_: bool = typer.Option(False, "--all", help="Also tear down persistent testbeds (iotune testbed build)."),
+def cleanup(all_: bool = typer.Option(False, "--all",
+                                       help="Also tear down persistent testbeds (iotune testbed build)."),
             root: Path = ROOT) -> None:
     """After a crash: tear down exactly the testbeds whose owner process died, from their state files."""
     from iotune.testbed import cleanup as cleanup_testbeds

@@ -48,7 +48,8 @@ def summarise(observations: Iterable, candidates: int, log: bool) -> Summary:
         try:
             number = float(value)
         except (TypeError, ValueError):
-            raise TransferError(f"value of candidate {index} must be a number or None (failed), got {value!r}") from None
+            raise TransferError(f"value of candidate {index} must be a number or None (failed), "
+                                f"got {value!r}") from None
         if math.isnan(number) or math.isinf(number) or (log and number <= 0):
             kind = "positive and finite" if log else "finite"
             raise TransferError(f"value of candidate {index} must be {kind} (None or +inf for a failed run), "
