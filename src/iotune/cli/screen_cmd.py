@@ -127,6 +127,7 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
     """Screen a spec's parameters (foldover Plackett-Burman design of Zhai et al. 2015, paper 000; resumable) and
     print them ranked by effect."""
     from dataclasses import replace
+    from functools import partial
 
     from iotune.screening import load_screen
     from iotune.spec import load_spec
@@ -137,17 +138,18 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
     if system_only:
         loaded = replace(loaded, screening=replace(loaded.screening, system_only=True))
     study = study or f"{loaded.name}-screen"
-    options = dict(scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec, retry_failed=retry_failed)
+    measure = partial(measure_spec, db=db, resume=resume, scratch=scratch, runner=runner, timeout=timeout,
+                      mpiexec=mpiexec, retry_failed=retry_failed)
     repeats = repeats or loaded.campaign.repeats
     screening = replace(loaded, campaign=replace(loaded.campaign, sampler="screening", budget=None, options={},
                                                  repeats=repeats))
-    measure_spec(screening, study, db, resume=resume, **options)
+    measure(screening, study)
     with Store(db) as store:
         result = load_screen(store, study)
     if collect is not None:
         guided = replace(loaded, campaign=replace(loaded.campaign, sampler="pb-collect", budget=collect,
                                                   repeats=repeats, options={"ranking": result.ranking}))
-        measure_spec(guided, f"{study}-collect", db, resume=resume, **options)
+        measure(guided, f"{study}-collect")
     with Store(db) as store:
         show_screen(result, fmt, f"screening {study}: {len(result.effects)} parameters, {result.runs} runs", store,
                     study)
