@@ -165,15 +165,6 @@ def _is_worker(pid: int) -> bool:
         return False
 
 
-def pid_running(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie (a rank that exited but was not reaped)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def dead_local_ranks(owners: list[str]) -> list[int]:
     """Ranks (by index) that provably died: those of this host whose process is gone.
 

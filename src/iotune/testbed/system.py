@@ -15,6 +15,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from iotune.owner import process_start
 from iotune.testbed.cgroup import BLKIO_ROOT
 from iotune.testbed.errors import TestbedError, TestbedUnsupportedError
 from iotune.units import MIB
@@ -73,19 +74,11 @@ def stop_steps(directory: Path, timeout: float = 30.0) -> list[int]:
         except OSError:
             continue
     deadline = time.monotonic() + timeout
-    while any(_running(pid) for pid in found):
+    while any(process_start(pid) is not None for pid in found):  # running, not a zombie
         if time.monotonic() > deadline:
             raise TestbedError(f"commands {found} of testbed {directory} do not end (stuck in the kernel?)")
         time.sleep(0.02)
     return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def run(argv: list[str], timeout: float = 120.0) -> str:
