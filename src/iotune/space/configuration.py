@@ -5,10 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # iotune.space.space imports this module: no import back at run time
-    from iotune.space.space import Space
+from typing import Any
 
 
 def digest(data: Any) -> str:
@@ -28,13 +25,15 @@ class Configuration(Mapping):
 
     __slots__ = ("_space", "_values", "_key")
 
-    def __init__(self, space: Space, values: Mapping[str, Any]):
+    # iotune.space.space imports this module: no import back, not even for type checking (tests/test_layers.py
+    # counts that as a cycle), so the name Space is unknown to ruff and mypy here
+    def __init__(self, space: Space, values: Mapping[str, Any]):  # type: ignore[name-defined]  # noqa: F821
         self._space = space
         self._values = dict(values)
         self._key: str | None = None
 
     @property
-    def space(self) -> Space:
+    def space(self) -> Space:  # type: ignore[name-defined]  # noqa: F821
         """The space this configuration belongs to."""
         return self._space
 
