@@ -5,6 +5,8 @@ Each subclass also inherits the builtin it refines, so callers that catch
 into one line on stderr and a non-zero exit.
 """
 
+from iotune.lazy import lazy_exports
+
 
 class IotuneError(Exception):
     """Base of every error iotune raises deliberately."""
@@ -71,10 +73,4 @@ __all__ = sorted(["IotuneError", "SpaceError", "UnitError", "StoreError", "Bench
                   "ScratchError", *_ELSEWHERE])
 
 
-def __getattr__(name: str):
-    module = _ELSEWHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'iotune.errors' has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(module), name)
+__getattr__ = lazy_exports(__name__, _ELSEWHERE)

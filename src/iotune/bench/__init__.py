@@ -3,6 +3,7 @@
 Heavy parts (mpi4py, the MPI world, IOR) load only when a runner is used.
 """
 
+from iotune.lazy import lazy_exports
 from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 
 __all__ = [
@@ -29,9 +30,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'iotune.bench' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)

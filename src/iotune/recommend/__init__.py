@@ -4,6 +4,8 @@ Names load with their module on first use, so that ``iotune results`` can reach
 :mod:`iotune.recommend.decision` without numpy (the cost model and the recommender need it).
 """
 
+from iotune.lazy import lazy_exports
+
 _WHERE = {
     "CostError": "iotune.recommend.cost", "CostModel": "iotune.recommend.cost",
     "OBJECTIVES": "iotune.recommend.recommender", "RecommendError": "iotune.recommend.recommender",
@@ -15,10 +17,4 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str):
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'iotune.recommend' has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(module), name)
+__getattr__ = lazy_exports(__name__, _WHERE)
