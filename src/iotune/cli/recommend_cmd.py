@@ -1,4 +1,5 @@
-"""``iotune recommend``: the best system configurations for a workload, from a trained model (paper 000, Algorithm 1)."""
+"""``iotune recommend``: the best system configurations for a workload, from a trained model (paper 000,
+Algorithm 1)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from pathlib import Path
 
 import typer
 
+from iotune.cli.decision_view import hint_forms, prepare_hints_dir, write_hints_files
 from iotune.cli.options import DB, DEFAULT_MEANING, FORMAT
 from iotune.cli.terminal import Terminal, check_format
-from iotune.cli.decision_view import hint_forms, prepare_hints_dir, write_hints_files
 from iotune.errors import IotuneError
 
 __all__ = ["apply_lines", "hint_forms", "prepare_hints_dir", "recommend", "run_recommend"]
@@ -99,9 +100,9 @@ def run_recommend(model, workload: dict, objective: str = "time", top: int = 3, 
         terminal.emit(columns, rows, fmt, title=f"{objective} for {' '.join(f'{k}={v}' for k, v in workload.items())}")
     if result.separation is not None and (result.separation.message or result.separation.reason):
         terminal.info(result.separation.message or f"spread: {result.separation.reason}")
-    terminal.info(f"{result.evaluated} candidate configurations scored; the default predicts {result.baseline_predicted:.6g} "
-                  f"{result.unit}, median {result.median:.6g} {result.unit}; {result.co_champions} co-champion(s) "
-                  "tie the best prediction")
+    terminal.info(f"{result.evaluated} candidate configurations scored; the default predicts "
+                  f"{result.baseline_predicted:.6g} {result.unit}, median {result.median:.6g} {result.unit}; "
+                  f"{result.co_champions} co-champion(s) tie the best prediction")
     terminal.info(DEFAULT_MEANING + "; " + CO_CHAMPIONS)
     if directory is not None:
         write_hints_files(directory, records, result.workload.get("processes", "N"), terminal)
@@ -114,7 +115,8 @@ def recommend(
                                  "(transfer_size=4MiB,collective=true), a workload YAML file (as iotune profile "
                                  "--format yaml writes), a Darshan log or an IOR command line."),
     workload_file: Path = typer.Option(None, "--workload-file", hidden=True, help="Older form of --workload FILE."),
-    objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost (Zhai et al. 2015, paper 000, Eq. 2)."),
+    objective: str = typer.Option("time", "--objective",
+                                  help="time, bandwidth or cost (Zhai et al. 2015, paper 000, Eq. 2)."),
     top: int = typer.Option(3, "--top", help="How many configurations to report."),
     model: str = typer.Option(None, "--model", help="Answer from this trained model's predictions instead of the "
                               "measurements (the cost and bandwidth objectives always use the study's latest model)."),
