@@ -68,9 +68,10 @@ def make_runner(text: str, timeout: float, mpiexec: str | None, nodes: int = 1):
     """The runner ``text`` names (one that measures in a directory: ``builtin``, ``ior``), its ranks over
     ``nodes`` nodes of a Slurm allocation where it can."""
     kind, argument = kind_of(text)
-    if kind.make is None:
+    make = kind.make
+    if make is None:
         raise IotuneError(f"--runner {text} needs the campaign's spec; it cannot run on a testbed")
-    return kind.make(_options(timeout, mpiexec, nodes, 1.0, argument))
+    return make(_options(timeout, mpiexec, nodes, 1.0, argument))
 
 
 def runner_and_storage(spec, text: str, timeout: float, mpiexec: str | None, scratch: Path,
@@ -85,6 +86,7 @@ def runner_and_storage(spec, text: str, timeout: float, mpiexec: str | None, scr
     options = _options(timeout, mpiexec, nodes, replay_scale, argument)
     if kind.open is not None:
         return kind.open(spec, options, scratch)
+    assert kind.make is not None  # kind_of returns only runners picked by name: make or open
     runner = kind.make(options)
     try:
         return runner, _testbeds(spec, kind, options, testbed_dir, say)
@@ -109,7 +111,10 @@ def _testbeds(spec, kind: RunnerKind, options: RunnerOptions, testbed_dir: Path 
         return None
     from iotune.testbed import TestbedProvider
 
-    provider = TestbedProvider(testbed_dir, lambda wrapper: kind.make(replace(options, mpiexec=wrapper, nodes=1)),
+    make = kind.make
+    if make is None:
+        raise IotuneError(f"--runner {kind.usage} brings its own storage; it cannot run on a testbed")
+    provider = TestbedProvider(testbed_dir, lambda wrapper: make(replace(options, mpiexec=wrapper, nodes=1)),
                                options.mpiexec)
     provider.check()
     if say is not None:

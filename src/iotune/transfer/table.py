@@ -184,15 +184,15 @@ def _columns(feature: Feature, seen: list[str], where: str) -> tuple[list[str], 
         index = {v: i for i, v in enumerate(levels)}
         rows = encode_levels(feature.kind, levels)[[index[v] for v in seen]]
         return column_names(feature.column, feature.kind, levels), rows.reshape(len(seen), -1)
-    missing = feature.missing is not None
-    values = [v for v in dict.fromkeys(seen) if not (v == "" and missing)]
+    fill = feature.missing
+    values = [v for v in dict.fromkeys(seen) if not (v == "" and fill is not None)]
     numbers = [_number(v, f"{where}: {feature.column}") for v in values]
     if feature.kind == "log2":
         for value, number in zip(values, numbers, strict=True):
             if number <= 0:
                 raise TransferError(f"{where}: {feature.column} must be positive for a log2 feature, got {value!r}")
     encoded = dict(zip(values, encode_levels(feature.kind, numbers)[:, 0], strict=True))
-    column = [float(feature.missing) if v == "" and missing else float(encoded[v]) for v in seen]
+    column = [float(fill) if v == "" and fill is not None else float(encoded[v]) for v in seen]
     return column_names(feature.column, feature.kind), np.array(column, dtype=float).reshape(len(seen), 1)
 
 
