@@ -39,13 +39,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from iotune.records import BenchmarkSpec  # noqa: E402
+from iotune.runners.replay import ReplayRunner, ReplayStorage, ReplayTable, _key  # noqa: E402
 from iotune.spec import load_spec  # noqa: E402
 from iotune.spec.mapping import benchmark_spec  # noqa: E402
 from iotune.spec.storage import storage_config  # noqa: E402
 from iotune.store import Store  # noqa: E402
 from iotune.study import Objective, Study, Worker  # noqa: E402
 from iotune.study.measure import prepare  # noqa: E402
-from iotune.study.replay import ReplayRunner, ReplayStorage, ReplayTable, _key  # noqa: E402
 from iotune.study.tune import Tuner  # noqa: E402
 
 DATA = ROOT / "data" / "ground_truth"

@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from iotune.errors import IotuneError
-from iotune.runners.registry import default_scratch, runner_and_storage
+from iotune.runners.registry import DEFAULT as DEFAULT_RUNNER
+from iotune.runners.registry import RUNNERS, default_scratch, runner_and_storage
 from iotune.spec import CampaignSpec
 from iotune.store import Store
 from iotune.study.study import Study as StoredStudy
@@ -77,7 +78,7 @@ def load_study(name: str, storage: str | os.PathLike | None = None) -> Study:
         raise
 
 
-def run_bench(store: Store, spec: CampaignSpec, name: str, *, runner="builtin",
+def run_bench(store: Store, spec: CampaignSpec, name: str, *, runner=DEFAULT_RUNNER,
               scratch: str | os.PathLike | None = None,
               sampler: str | None = None, budget: int | None = None, seed: int | None = None,
               resume: bool = False, retry_failed: bool = False, timeout: float = 600.0, mpiexec: str | None = None,
@@ -103,7 +104,7 @@ def run_bench(store: Store, spec: CampaignSpec, name: str, *, runner="builtin",
         bench_runner, storage = runner_and_storage(spec, runner, timeout, mpiexec, scratch, testbed_dir, replay_scale,
                                                    say=say)
     elif spec.uses_testbed:
-        raise IotuneError("this spec builds storage on testbeds: give a runner by name (builtin or ior)")
+        raise IotuneError(f"this spec builds storage on testbeds: give a runner by name ({', '.join(RUNNERS)})")
     else:
         bench_runner, storage = runner, None
     try:
@@ -164,11 +165,11 @@ class Study:
         self._study = StoredStudy.open(self.store, self.name)
 
     def bench(self, *, repeats: int | None = None, sampler: str | None = None, budget: int | None = None,
-              seed: int | None = None, runner="builtin", scratch: str | os.PathLike | None = None,
+              seed: int | None = None, runner=DEFAULT_RUNNER, scratch: str | os.PathLike | None = None,
               timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
               retry_failed: bool = False, progress: Progress | None = None):
         """Measure the configurations ``sampler`` chooses (default: the spec's), ``repeats`` times each, with
-        ``runner`` (``"builtin"``, ``"ior"``, ``"replay:TABLE.csv"`` or a runner object) in ``scratch``.
+        ``runner`` (a name of :data:`iotune.runners.RUNNERS` or a runner object) in ``scratch``.
 
         Continues the study: what the store holds is not measured again (FAILED trials only with
         ``retry_failed``).  Returns the campaign's report (``completed``, ``failed``, ``best``, ...).
@@ -199,7 +200,7 @@ class Study:
         return report
 
     def tune(self, workload: Mapping | None = None, budget: int = 10, *, objective: str = "time",
-             runner="builtin", prior_studies=(), seed: int = 0, scratch: str | os.PathLike | None = None,
+             runner=DEFAULT_RUNNER, prior_studies=(), seed: int = 0, scratch: str | os.PathLike | None = None,
              timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
              on_step: Callable | None = None):
         """The best configuration of ``workload`` (workload parameter -> a level of the space) within ``budget``

@@ -54,7 +54,7 @@ _ELSEWHERE = {
     "PredictorError": "iotune.learn.errors",
     "PricingError": "iotune.pricing",
     "RecommendError": "iotune.recommend.recommender",
-    "ReplayError": "iotune.study.replay",
+    "ReplayError": "iotune.runners.replay",
     "SamplerError": "iotune.samplers.base",
     "ScreeningError": "iotune.screening.errors",
     "SlurmError": "iotune.study.slurm",

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from iotune.units import MIB
 
 API = Literal["POSIX", "MPIIO"]
+APIS: tuple[str, ...] = get_args(API)
+"""The I/O interfaces a benchmark run goes through (IOR's ``-a``): the one list every module imports."""
+APIS_TEXT = " or ".join(APIS)
 OPERATIONS = ("write", "read", "readwrite")
 DATA_PATTERNS = ("offset", "timestamp")
 # IOR's own data packet types that iotune cannot write: they label runs imported from IOR (see BenchmarkSpec).
@@ -70,8 +73,8 @@ class BenchmarkSpec:
 
     def problem(self) -> str | None:
         """Why this run cannot be made, in one line (IOR's own rules), or None when it can."""
-        if self.api not in ("POSIX", "MPIIO"):
-            return f"api must be POSIX or MPIIO, got {self.api!r}"
+        if self.api not in APIS:
+            return f"api must be {APIS_TEXT}, got {self.api!r}"
         if self.operation not in OPERATIONS:
             return f"operation must be one of {', '.join(OPERATIONS)}, got {self.operation!r}"
         if self.data_pattern in IOR_DATA_PATTERNS:

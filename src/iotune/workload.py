@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from iotune.errors import IotuneError, UnitError
-from iotune.records import OPERATIONS, BenchmarkSpec
+from iotune.records import APIS, APIS_TEXT, OPERATIONS, BenchmarkSpec
 from iotune.units import format_size, parse_size
 
 BENCHMARK_FIELDS = ("api", "processes", "collective", "file_per_process", "transfer_size", "block_size",
@@ -76,8 +76,8 @@ class Workload:
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.api not in ("POSIX", "MPIIO"):
-            raise WorkloadError(f"api must be POSIX or MPIIO, got {self.api!r}")
+        if self.api not in APIS:
+            raise WorkloadError(f"api must be {APIS_TEXT}, got {self.api!r}")
         if self.interface and self.interface not in INTERFACES:
             raise WorkloadError(f"interface must be one of {', '.join(INTERFACES)}, got {self.interface!r}")
         if self.operation not in OPERATIONS:

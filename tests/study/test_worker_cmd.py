@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from iotune.owner import local_pid, process_owner
+from iotune.runners.replay import ReplayTable
 from iotune.spec import load_spec
 from iotune.spec.mapping import benchmark_spec
 from iotune.store import Store
 from iotune.study import Study
-from iotune.study.replay import ReplayTable
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "data" / "ground_truth" / "testbed_ground_truth.yaml"

@@ -118,3 +118,30 @@ def test_inactive_numeric_cells_take_the_missing_value(tmp_path):
     with pytest.raises(TransferError, match="expected a number"):
         load_table(TableSpec("hints", write(tmp_path, text), (Feature("w"),), (Feature("nodes", "log2"),),
                              {"time": "t"}))
+
+
+def test_a_table_and_a_space_encode_the_same_values_alike(tmp_path):
+    """One encoder (space/encoding.py): a table's features and a space's parameters of the same kinds give the
+    same numbers for the same configurations (one-hot, level index, log2, number)."""
+    from iotune.space import Space
+
+    space = Space.from_text("""
+name: both
+parameters:
+  - {name: fs, type: categorical, levels: [ext4, xfs], role: system, layer: filesystem}
+  - {name: disk, type: categorical, levels: [slow, fast], role: system, layer: device}
+  - {name: size, type: size, levels: [4096, 65536, 1048576], role: system, layer: application}
+  - {name: nodes, type: integer, levels: [1, 3, 8], role: system, layer: application}
+""")
+    configurations = list(space.enumerate())
+    rows = "".join(f"{c['fs']},{c['disk']},{c['size']},{c['nodes']},1.0\n" for c in configurations)
+    path = write(tmp_path, "fs,disk,size,nodes,t\n" + rows)
+    for mode, kind in (("onehot", "categorical"), ("ordinal", "ordinal")):
+        features = (Feature("fs", kind, ("ext4", "xfs")), Feature("disk", kind, ("slow", "fast")),
+                    Feature("size", "log2"), Feature("nodes", "numeric"))
+        table = load_table(TableSpec("both", path, (), features, {"t": "t"}))
+        encoder = space.encoder(mode)
+        order = [table.configurations.index("/".join(str(c[p.name]) for p in space.parameters))
+                 for c in configurations]
+        assert table.feature_names["configuration"] == list(encoder.feature_names)
+        np.testing.assert_array_equal(table.configuration_features[order], encoder.transform(configurations))

@@ -15,11 +15,9 @@ The monitoring module times the run by what it can see of its I/O, in this order
    is labelled ``wall time`` wherever it is shown (:mod:`iotune.apply.launch`
    measures the start-up it includes).
 
-:class:`CommandRunner` is a runner like the benchmark's (``run(spec, scratch)
--> Measurement``; a failure is a FAILED measurement, never an exception), so
+:class:`iotune.runners.command.CommandRunner` runs :func:`execute` as a runner, so
 ``iotune tune -- mpiexec ... ./app`` measures the application with the same
-campaign machinery as the benchmark: the trial's hints and environment are
-applied, its benchmark fields are ignored.
+campaign machinery as the benchmark.
 """
 
 from __future__ import annotations
@@ -39,7 +37,6 @@ from pathlib import Path
 
 from iotune import __version__
 from iotune.apply.applied import Applied
-from iotune.apply.launch import StartUp, short_run_warning, start_up
 from iotune.apply.metric import Metric
 from iotune.apply.settings import apply_settings
 from iotune.errors import IotuneError
@@ -245,61 +242,3 @@ def objective_words(metric: Metric | None, darshan: bool) -> str:
     if darshan:
         return "I/O time from each run's Darshan log (wall time when a run leaves none)"
     return "wall time of the whole command (start-up, computation and I/O)"
-
-
-class CommandRunner:
-    """Measures an application under each trial's hints and environment (a runner for ``iotune tune -- CMD``).
-
-    With neither a metric nor Darshan the objective is wall time: the command's start-up is measured once
-    (``startup``, cached in the scratch directory) and runs shorter than a few start-ups are counted
-    (``short_runs``).
-    """
-
-    name = RUNNER
-
-    def __init__(self, command: list[str], *, environ: Mapping[str, str] | None = None, override: bool = False,
-                 timeout: float | None = None, stdout_to_stderr: bool = True, metric: Metric | None = None,
-                 darshan: str | None = None):
-        self.command = list(command)
-        self.stdout_to_stderr = stdout_to_stderr
-        self.environ = with_darshan(os.environ if environ is None else environ, darshan)
-        self.override = override
-        self.timeout = timeout
-        self.metric = metric
-        self.darshan = darshan_loaded(self.environ)
-        self.warnings: list[str] = []
-        self.startup: StartUp | None = None
-        self.short_runs = 0
-        self.wall_runs = 0
-
-    @property
-    def wall_time(self) -> bool:
-        """Whether the objective is the command's wall time (no metric, no Darshan)."""
-        return self.metric is None and not self.darshan
-
-    def measure_startup(self, cache_dir: Path | None) -> StartUp | None:
-        """The command's start-up on this host (measured once, cached in ``cache_dir``)."""
-        if self.startup is None:
-            self.startup = start_up(self.command, cache_dir, self.environ)
-        return self.startup
-
-    def run(self, spec, scratch: Path) -> Measurement:
-        try:
-            execution = execute(self.command, spec.hints, spec.env, environ=self.environ, override=self.override,
-                                timeout=self.timeout, stdout_to_stderr=self.stdout_to_stderr, metric=self.metric,
-                                log_dir=scratch)
-        except OSError as exc:
-            return Measurement.failed(f"cannot run {self.command[0]}: {exc.strerror or exc}", runner=RUNNER,
-                                      command=shlex.join(self.command))
-        self.warnings += [w for w in execution.warnings if w not in self.warnings]
-        extra = {}
-        if execution.source == WALL:
-            startup = self.measure_startup(scratch)
-            self.wall_runs += 1
-            if startup is not None:
-                extra["startup_seconds"] = list(startup.seconds)
-                self.short_runs += short_run_warning(execution.wall_seconds, startup) is not None
-        return execution.measurement(self.command, extra)
-
-    def close(self) -> None:
-        pass

@@ -21,7 +21,7 @@ from pathlib import Path
 from iotune.bench.runner import ior_args, ior_command_line, make_trial_dir
 from iotune.bench.world import find_mpiexec, kill_tree, process_tree
 from iotune.errors import BenchError
-from iotune.records import BenchmarkSpec, Measurement, PhaseResult
+from iotune.records import APIS, APIS_TEXT, BenchmarkSpec, Measurement, PhaseResult
 from iotune.shield import shielded
 from iotune.units import MIB
 
@@ -85,8 +85,8 @@ def _read_cache_mode(params: dict, command: str) -> str:
 
 def _spec(params: dict, options: dict, version: str) -> BenchmarkSpec:
     api = str(params["api"]).upper()
-    if api not in ("POSIX", "MPIIO"):
-        raise BenchError(f"IOR api {params['api']!r} is not supported (POSIX or MPIIO)")
+    if api not in APIS:
+        raise BenchError(f"IOR api {params['api']!r} is not supported ({APIS_TEXT})")
     tasks = options.get("tasks") or int(params["tasksPerNode"]) * int(params["nodes"])
     write, read = bool(params["writeFile"]), bool(params["readFile"])
     operation = "readwrite" if write and read else "write" if write else "read"

@@ -24,12 +24,13 @@ from iotune.cli.options import (
     NODES_PER_TRIAL,
     PARTITION,
     REPLAY_SCALE,
+    RUNNER,
     SBATCH_OPTION,
     TIME_LIMIT,
     WORKERS,
 )
 from iotune.cli.terminal import Terminal
-from iotune.runners.registry import RUNNER_HELP
+from iotune.runners.registry import DEFAULT as DEFAULT_RUNNER
 
 SAMPLER_HELP = ("How configurations are chosen (default: the spec's, else full): full, random, lhs, screening, "
                 "pb-collect, pb-walk, nelder-mead, annealing, genetic, pso.")
@@ -48,7 +49,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
           samples: int = typer.Option(None, "--samples", hidden=True, help="Older name of --budget."),
           scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into (default: "
                                                                "iotune-scratch under the system temp dir)."),
-          runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
+          runner: str = RUNNER,
           timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
           adaptive: float = typer.Option(None, "--adaptive", help="Repeat each configuration only until the "
                                          "confidence interval of its mean time is within this relative half-width "
@@ -109,7 +110,7 @@ def _storage(storage: dict) -> str:
 
 
 def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retry_failed: bool = False,
-                 scratch: Path | None = None, runner: str = "builtin", timeout: float = 600.0,
+                 scratch: Path | None = None, runner: str = DEFAULT_RUNNER, timeout: float = 600.0,
                  mpiexec: str | None = None, testbed_dir: Path | None = None, configurations=None,
                  terminal: Terminal | None = None, replay_scale: float = 1.0):
     """Measure ``spec`` into ``study`` of the store ``db`` (:func:`iotune.api.run_bench`), with a progress bar;

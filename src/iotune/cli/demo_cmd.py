@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from iotune.cli.common import prepare_scratch, run_campaign
-from iotune.runners.registry import make_runner
+from iotune.runners.registry import DEFAULT, make_runner
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
 
@@ -41,7 +41,7 @@ def demo(db: str = DB,
                   "MPI-IO (2 processes, one shared file, fsync at close, caches dropped before reads when root)")
     platform = platform_info(scratch)
     with Store(db) as store:
-        runner = make_runner("builtin", 600.0, mpiexec)
+        runner = make_runner(DEFAULT, 600.0, mpiexec)
         try:
             outcome = run_demo(store, study, runner, scratch, run=lambda campaign: run_campaign(campaign, terminal),
                                repeats=repeats, say=terminal.info, resume=resume, platform=platform,

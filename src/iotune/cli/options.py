@@ -2,6 +2,9 @@
 
 import typer
 
+from iotune.runners.registry import DEFAULT as DEFAULT_RUNNER
+from iotune.runners.registry import RUNNER_HELP
+
 DB = typer.Option(None, "--db", envvar="IOTUNE_DB",
                   help="Store URL or SQLite file (default: iotune.db in the working directory; "
                        "postgresql+psycopg://user@host/db for PostgreSQL).")
@@ -31,5 +34,6 @@ JOB_SETUP = typer.Option(None, "--job-setup", help="With --executor slurm: a she
                          "worker, e.g. 'module load mpich' (repeatable).")
 GRACE = typer.Option(None, "--grace", min=1, help="With --executor slurm: seconds without a heartbeat after which "
                      "a worker's trial is taken over (default 120).")
+RUNNER = typer.Option(DEFAULT_RUNNER, "--runner", help=RUNNER_HELP)
 REPLAY_SCALE = typer.Option(1.0, "--replay-scale", min=0, help="With --runner replay:TABLE.csv: sleep this times "
                             "each recorded trial's I/O time.")

@@ -10,6 +10,7 @@ import typer
 from iotune.cli.options import DB
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
+from iotune.fslayout.drivers import KNOWN as KNOWN_LAYOUTS
 
 SIZE_FIELDS = ("bytes_per_process", "request_size", "bytes_read", "bytes_written")
 
@@ -36,7 +37,7 @@ def run(
                                     "(libdarshan.so) and record the I/O time of the run's log."),
     output_dir: Path = typer.Option(None, "--output-dir", help="Directory where the application writes: the "
                                     "configuration's file layout (stripe_count, stripe_unit, ...) is set on it "
-                                    "(CephFS, Lustre)."),
+                                    f"({KNOWN_LAYOUTS})."),
     db: str = DB,
 ) -> None:
     """Run COMMAND with the best known configuration of the study applied, and record the run as a trial.

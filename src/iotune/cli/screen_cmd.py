@@ -8,9 +8,8 @@ import typer
 
 from iotune.cli.bench_cmd import measure_spec
 from iotune.cli.common import results_command
-from iotune.cli.options import DB, FORMAT, MPIEXEC
+from iotune.cli.options import DB, FORMAT, MPIEXEC, RUNNER
 from iotune.cli.terminal import Terminal, check_format
-from iotune.runners.registry import RUNNER_HELP
 
 BAR_WIDTH = 30
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -121,7 +120,7 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
            collect: int = typer.Option(None, "--collect", help="Then measure N PB-guided configurations (top-ranked "
                                                                "parameters first) into study <study>-collect."),
            scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
-           runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
+           runner: str = RUNNER,
            timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
            mpiexec: str = MPIEXEC, db: str = DB, fmt: str = FORMAT) -> None:
     """Screen a spec's parameters (foldover Plackett-Burman design of Zhai et al. 2015, paper 000; resumable) and

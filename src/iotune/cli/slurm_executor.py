@@ -21,8 +21,9 @@ from pathlib import Path
 from iotune.cli.common import run_campaign
 from iotune.cli.terminal import Terminal
 from iotune.errors import IotuneError
+from iotune.runners.registry import DEFAULT as DEFAULT_RUNNER
+from iotune.runners.registry import for_worker
 from iotune.study.slurm import SlurmJob, active, cancel, check_clients, job_name, job_script, submit, task_states
-
 
 EMPTY_POLLS_PER_S = 200.0
 """How often, in all, idle workers may ask the store for a trial (see docs/benchmarks.md for what it costs)."""
@@ -122,7 +123,7 @@ def shared_store_url(db: str | None) -> str:
     return url
 
 
-def worker_command(spec, study: str, job: SlurmJob, *, runner: str = "builtin", timeout: float = 600.0,
+def worker_command(spec, study: str, job: SlurmJob, *, runner: str = DEFAULT_RUNNER, timeout: float = 600.0,
                    scratch: Path | None = None, mpiexec: str | None = None, replay_scale: float = 1.0,
                    grace: float | None = None) -> list[str]:
     """The ``iotune worker`` command each task of the job runs for ``study`` (of ``spec``)."""
@@ -131,16 +132,9 @@ def worker_command(spec, study: str, job: SlurmJob, *, runner: str = "builtin", 
     poll_max = max(0.1, job.workers / EMPTY_POLLS_PER_S)
     command = [sys.executable, "-m", "iotune", "worker", "--study", study, "--timeout", str(timeout),
                "--poll-max", f"{poll_max:g}"]
-    if runner.startswith("replay:"):
-        from iotune.study.replay import ReplayTable
-
-        table = Path(runner.split(":", 1)[1]).absolute()
-        ReplayTable(spec, table)  # a table that does not fit the spec is refused here, not in every worker
-        command += ["--runner", f"replay:{table}", "--replay-scale", str(replay_scale)]
-    elif runner in ("builtin", "ior"):
-        command += ["--runner", runner]
-    else:
-        raise IotuneError(f"--runner must be builtin, ior or replay:TABLE.csv, got {runner!r}")
+    command += ["--runner", for_worker(spec, runner)]
+    if replay_scale != 1.0:
+        command += ["--replay-scale", str(replay_scale)]
     if scratch is not None:
         command += ["--scratch", str(Path(scratch).absolute())]
     if mpiexec is not None:
@@ -161,7 +155,7 @@ def log_directory(log_dir: Path | None) -> Path:
 
 
 def measure_on_slurm(spec, study: str, db: str | None, job: SlurmJob, *, resume: bool = False,
-                     retry_failed: bool = False, scratch: Path | None = None, runner: str = "builtin",
+                     retry_failed: bool = False, scratch: Path | None = None, runner: str = DEFAULT_RUNNER,
                      timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
                      grace: float | None = None, log_dir: Path | None = None, terminal: Terminal | None = None):
     """Run ``spec``'s campaign in ``study`` with ``job.workers`` Slurm workers; returns the campaign's report."""

@@ -8,9 +8,8 @@ from pathlib import Path
 import typer
 
 from iotune.cli.common import results_command
-from iotune.cli.options import DB, FORMAT, MPIEXEC
+from iotune.cli.options import DB, FORMAT, MPIEXEC, RUNNER
 from iotune.cli.terminal import Terminal, check_format
-from iotune.runners.registry import RUNNER_HELP
 
 app = typer.Typer(help="A throttled storage testbed on loop devices (file system, scheduler, blkio limits; root).",
                   no_args_is_help=True)
@@ -144,7 +143,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec, as for iotune be
           repeats: int = typer.Option(None, "--repeats", "-r", help="Repeats per configuration (overrides the spec)."),
           resume: bool = typer.Option(False, "--resume", help="Continue an existing testbed study on the same "
                                                               "storage: run only what is missing."),
-          runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
+          runner: str = RUNNER,
           timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
           fs: str = FS, devices: int = DEVICES, raid0: bool = RAID0, scheduler: str = SCHEDULER,
           write_mbps: float = WRITE_MBPS, read_mbps: float = READ_MBPS, iops: int = IOPS,

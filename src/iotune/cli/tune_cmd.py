@@ -20,12 +20,12 @@ from iotune.cli.options import (
     NODES_PER_TRIAL,
     PARTITION,
     REPLAY_SCALE,
+    RUNNER,
     SBATCH_OPTION,
     TIME_LIMIT,
     WORKERS,
 )
 from iotune.cli.terminal import Terminal, check_format
-from iotune.runners.registry import RUNNER_HELP
 from iotune.errors import IotuneError
 
 
@@ -49,7 +49,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                                                                    "(repeatable)."),
          seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
-         runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
+         runner: str = RUNNER,
          timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a run is killed and failed."),
          fmt: str = typer.Option("table", "--format", "-f", help="table or json (a summary on stdout)."),
          resume: bool = typer.Option(False, "--resume", help="With --executor slurm: re-attach to the study's "
@@ -159,8 +159,8 @@ def _check_candidates(spec, values: dict, seed: int) -> None:
 
 def _measure(command: list[str], metric: str | None, maximize: bool, darshan: str | None, timeout: float):
     """The runner of an application (checked before any store is opened): its metric, Darshan, or wall time."""
-    from iotune.apply.command import CommandRunner
     from iotune.apply.metric import Metric
+    from iotune.runners.command import CommandRunner
 
     return CommandRunner(command, timeout=timeout, darshan=darshan,
                          metric=Metric.parse(metric, maximize) if metric is not None else None)

@@ -8,10 +8,8 @@ from pathlib import Path
 import typer
 
 from iotune.cli.common import prepare_scratch, runner_and_storage
-from iotune.cli.options import DB, MPIEXEC
+from iotune.cli.options import DB, MPIEXEC, REPLAY_SCALE, RUNNER
 from iotune.cli.terminal import Terminal
-from iotune.runners.registry import RUNNER_HELP
-
 
 
 def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose queued trials to run."),
@@ -26,10 +24,9 @@ def worker(study: str = typer.Option(..., "--study", "-s", help="The study whose
                                        "taken over (default 120)."),
            poll_max: float = typer.Option(2.0, "--poll-max", min=0.01, help="Longest pause, in seconds, between two "
                                           "looks at an empty queue."),
-           runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
+           runner: str = RUNNER,
            timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a trial is killed and failed."),
-           replay_scale: float = typer.Option(1.0, "--replay-scale", min=0, help="With --runner replay: sleep this "
-                                              "times the recorded I/O time."),
+           replay_scale: float = REPLAY_SCALE,
            wait: float = typer.Option(None, "--wait", min=0, help="Seconds to wait for the store and the study "
                                       "to be created by their controller when they do not exist yet (default: "
                                       "the grace period; 0: do not wait)."),

@@ -4,7 +4,8 @@ A layout is a dict of ``stripe_count``, ``stripe_unit`` and ``object_size``
 (bytes) and ``pool`` (a name).  It is set on an **empty** file before data is
 written (or on a directory, inherited by files created in it afterwards), and
 what the file system holds in effect is read back, as MPI-IO hints are.  Adding
-a file system (BeeGFS, GPFS) is one module with a :class:`LayoutDriver`.
+a file system (BeeGFS, GPFS) is one module with a :class:`LayoutDriver` as its ``DRIVER``
+(:mod:`iotune.fslayout.drivers` finds it).
 """
 
 from iotune.fslayout.base import LAYOUT_FIELDS, LayoutDriver, LayoutError, check_layout, file_system_of

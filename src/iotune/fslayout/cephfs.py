@@ -80,3 +80,6 @@ class CephFSDriver(LayoutDriver):
     def read(self, path: Path) -> dict[str, str]:
         prefix = "ceph.dir.layout" if Path(path).is_dir() else "ceph.file.layout"
         return self._read(path, prefix) or {}
+
+
+DRIVER = CephFSDriver()

@@ -1,14 +1,35 @@
-"""Which driver serves a path, and applying a layout to a file or a directory with it."""
+"""Which driver serves a path, and applying a layout to a file or a directory with it.
+
+Every module of :mod:`iotune.fslayout` that defines ``DRIVER`` (a :class:`LayoutDriver`) is a driver; nothing
+else lists them.  Adding a file system (BeeGFS, GPFS) is its module here and its test.
+"""
 
 from __future__ import annotations
 
+import pkgutil
+from importlib import import_module
 from pathlib import Path
 
 from iotune.fslayout.base import LayoutDriver, LayoutError, file_system_of
-from iotune.fslayout.cephfs import CephFSDriver
-from iotune.fslayout.lustre import LustreDriver
 
-DRIVERS: tuple[LayoutDriver, ...] = (CephFSDriver(), LustreDriver())
+
+def _discover() -> tuple[LayoutDriver, ...]:
+    package = import_module("iotune.fslayout")
+    found = []
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name in ("base", "drivers") or module.name.startswith("_"):
+            continue
+        driver = getattr(import_module(f"iotune.fslayout.{module.name}"), "DRIVER", None)
+        if isinstance(driver, LayoutDriver):
+            found.append(driver)
+    return tuple(sorted(found, key=lambda driver: driver.name))
+
+
+DRIVERS: tuple[LayoutDriver, ...] = _discover()
+"""One driver per file system with layouts, by name."""
+
+KNOWN = ", ".join(driver.name for driver in DRIVERS)
+"""The file systems iotune sets layouts on, for help and messages."""
 
 
 def driver_for(path: Path) -> LayoutDriver:
@@ -17,9 +38,8 @@ def driver_for(path: Path) -> LayoutDriver:
     for driver in DRIVERS:
         if fs_type in driver.fs_types:
             return driver
-    known = ", ".join(d.name for d in DRIVERS)
     raise LayoutError(f"{path} is on {fs_type or 'an unknown file system'} (mounted at {mountpoint}), which has no "
-                      f"file layouts (stripe_count, stripe_unit, ...); iotune sets them on {known}")
+                      f"file layouts (stripe_count, stripe_unit, ...); iotune sets them on {KNOWN}")
 
 
 def apply_to_file(path: Path, layout: dict) -> dict[str, str]:

@@ -97,3 +97,6 @@ def set_client_settings(settings: dict) -> dict[str, list[str]]:
     if settings:
         _lctl("set_param", *(f"{CLIENT_SETTINGS[name]}={int(value)}" for name, value in settings.items()))
     return {name: _lctl("get_param", "-n", CLIENT_SETTINGS[name]).split() for name in settings}
+
+
+DRIVER = LustreDriver()

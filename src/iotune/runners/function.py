@@ -15,8 +15,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from iotune.records import BenchmarkSpec, Measurement, PhaseResult
+from iotune.runners.base import RunnerKind
 
 RUNNER = "function"
+
+KIND = RunnerKind(RUNNER, "a Python function config -> seconds (study.optimize(func))")
 
 
 class FunctionRunner:

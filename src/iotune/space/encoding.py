@@ -1,6 +1,10 @@
 """The one place where configurations become numbers for models, for training and for scoring alike.
 
-Columns, in parameter order:
+A column of values becomes numbers in one of four ways (:data:`FEATURE_KINDS`, :func:`encode_levels`):
+one-hot over its levels, its level's index, log2 of a positive number, or the number.  A space's
+:class:`Encoder` and a measurement table's features (:mod:`iotune.transfer.table`) both go through them.
+
+Columns of a space, in parameter order:
 
 - size: log2 of the bytes (I/O behaviour scales with orders of magnitude);
 - integer: the value;
@@ -13,7 +17,7 @@ Columns, in parameter order:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,6 +25,31 @@ import numpy as np
 from iotune.errors import SpaceError
 
 CATEGORICAL_MODES = ("onehot", "ordinal")
+FEATURE_KINDS = ("categorical", "ordinal", "log2", "numeric")
+"""How a column of values becomes numbers: ``categorical`` one-hot over its levels, ``ordinal`` the index of
+its level, ``log2`` log2 of a positive number (sizes and counts: I/O behaviour scales with orders of
+magnitude), ``numeric`` the number."""
+
+
+def column_names(name: str, kind: str, levels: Sequence = ()) -> list[str]:
+    """The names of the columns a value of ``name`` becomes: ``name=level`` per level (categorical),
+    ``log2(name)``, or ``name``."""
+    if kind == "categorical":
+        return [f"{name}={level}" for level in levels]
+    return [f"log2({name})"] if kind == "log2" else [name]
+
+
+def encode_levels(kind: str, levels: Sequence) -> np.ndarray:
+    """One row of numbers per level (levels x columns): categorical and ordinal levels are labels in order,
+    log2 and numeric levels are the numbers themselves (log2 ones > 0: the caller checks)."""
+    if kind not in FEATURE_KINDS:
+        raise SpaceError(f"feature kind must be one of {', '.join(FEATURE_KINDS)}, got {kind!r}")
+    if kind == "categorical":
+        return np.eye(len(levels))
+    if kind == "ordinal":
+        return np.arange(len(levels), dtype=float)[:, None]
+    numbers = np.array(levels, dtype=float).reshape(-1, 1)
+    return np.log2(numbers) if kind == "log2" else numbers
 
 
 class Encoder:
@@ -47,13 +76,13 @@ class Encoder:
 
     def _table(self, parameter) -> tuple[np.ndarray, list[str]]:
         levels = parameter.levels
-        if parameter.type == "size":
-            return np.log2(np.maximum(np.array(levels, dtype=float), 1.0))[:, None], [f"log2({parameter.name})"]
-        if parameter.type in ("integer", "boolean"):
-            return np.array(levels, dtype=float)[:, None], [parameter.name]
-        if self.categorical == "ordinal":
-            return np.arange(len(levels), dtype=float)[:, None], [parameter.name]
-        return np.eye(len(levels)), [f"{parameter.name}={level}" for level in levels]
+        if parameter.type == "size":  # a size of 0 bytes counts as 1 (log2 0)
+            kind, levels = "log2", np.maximum(np.array(levels, dtype=float), 1.0)
+        elif parameter.type in ("integer", "boolean"):
+            kind = "numeric"
+        else:
+            kind = "ordinal" if self.categorical == "ordinal" else "categorical"
+        return encode_levels(kind, levels), column_names(parameter.name, kind, levels)
 
     def columns_of(self, role: str) -> list[int]:
         """Indices of the feature columns of the parameters of ``role`` ("workload" or "system")."""

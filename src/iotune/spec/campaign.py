@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from iotune.errors import SpaceError
-from iotune.records import DATA_PATTERNS, OPERATIONS
+from iotune.records import APIS, APIS_TEXT, DATA_PATTERNS, OPERATIONS
 from iotune.space import Space
 from iotune.space.configuration import digest
 from iotune.space.reader import TOP_KEYS as SPACE_KEYS
@@ -44,7 +44,7 @@ SECTIONS = ("benchmark", "campaign", "screening", "storage")
 TOP_KEYS = SPACE_KEYS + SECTIONS
 
 BENCHMARK = f.Section("benchmark", [
-    f.Field("api", f.choice("POSIX", "MPIIO"), doc="POSIX or MPIIO"),
+    f.Field("api", f.choice(*APIS), doc=APIS_TEXT),
     f.Field("processes", f.integer(1, 1 << 20), doc="MPI processes"),
     f.Field("block_size", f.size, doc="bytes each process writes per segment"),
     f.Field("transfer_size", f.size, doc="bytes per I/O call"),

@@ -28,7 +28,7 @@ from typing import Any
 
 from iotune.errors import SpaceError
 from iotune.fslayout import LAYOUT_FIELDS, LayoutError, check_layout
-from iotune.records import OPERATIONS, BenchmarkSpec
+from iotune.records import APIS, APIS_TEXT, OPERATIONS, BenchmarkSpec
 from iotune.spec.environment import check_environment, check_value
 from iotune.spec.storage import STORAGE_FIELDS, STORAGE_LAYERS, check_storage_levels, is_storage_parameter
 
@@ -111,9 +111,9 @@ def check_runnable(space, allowed=None) -> None:
         if bad:
             raise SpaceError(f"parameter 'operation': levels must be among {', '.join(OPERATIONS)}, got {bad}")
     if "api" in names:
-        bad = [v for v in space.parameter("api").levels if v not in ("POSIX", "MPIIO")]
+        bad = [v for v in space.parameter("api").levels if v not in APIS]
         if bad:
-            raise SpaceError(f"parameter 'api': levels must be POSIX or MPIIO, got {bad}")
+            raise SpaceError(f"parameter 'api': levels must be {APIS_TEXT}, got {bad}")
 
 
 def benchmark_spec(space, configuration, defaults: dict | None = None) -> BenchmarkSpec:

@@ -5,8 +5,9 @@ configuration, which hold the objectives, how rows group into trials (a trial
 of the testbed ground truth is a write row and a read row), and which trials
 failed.  ``load_table`` turns the CSV into a ``MeasuredTable``: numeric feature
 rows for workloads and configurations (``Feature`` kinds: categorical one-hot,
-ordinal index, log2 of a size or count, plain number) and, per objective, an
-array of repeats.  Adding a table is one ``TableSpec``.
+ordinal index, log2 of a size or count, plain number, encoded by
+:func:`iotune.space.encoding.encode_levels`, as a space's parameters are) and,
+per objective, an array of repeats.  Adding a table is one ``TableSpec``.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from iotune.space.encoding import FEATURE_KINDS as KINDS
+from iotune.space.encoding import column_names, encode_levels
 from iotune.transfer.errors import TransferError
 
-KINDS = ("categorical", "ordinal", "log2", "numeric")
 TRUE = {"true", "1", "yes"}
 
 
@@ -172,50 +174,34 @@ def _number(text, where: str) -> float:
     return value
 
 
-def _encoder(feature: Feature, seen: list[str], where: str):
-    """Names of the numeric columns of ``feature`` and a function from a raw value to them."""
-    if feature.kind == "categorical":
+def _columns(feature: Feature, seen: list[str], where: str) -> tuple[list[str], np.ndarray]:
+    """Names of the numeric columns of ``feature`` and its values ``seen`` (one row each) encoded."""
+    if feature.kind in ("categorical", "ordinal"):
         levels = list(feature.levels) or sorted(set(seen))
-        extra = sorted(set(seen) - set(levels))
-        if extra:
-            raise TransferError(f"{where}: {feature.column} has value(s) {extra} not among its levels {levels}")
-        index = {v: i for i, v in enumerate(levels)}
-
-        def one_hot(value):
-            row = [0.0] * len(levels)
-            row[index[value]] = 1.0
-            return row
-        return [f"{feature.column}={v}" for v in levels], one_hot
-    if feature.kind == "ordinal":
-        index = {v: i for i, v in enumerate(feature.levels)}
-        unknown = sorted(set(seen) - set(index))
+        unknown = sorted(set(seen) - set(levels))
         if unknown:
-            raise TransferError(f"{where}: {feature.column} has value(s) {unknown} not among its levels "
-                                f"{list(feature.levels)}")
-        return [feature.column], lambda value: [float(index[value])]
+            raise TransferError(f"{where}: {feature.column} has value(s) {unknown} not among its levels {levels}")
+        index = {v: i for i, v in enumerate(levels)}
+        rows = encode_levels(feature.kind, levels)[[index[v] for v in seen]]
+        return column_names(feature.column, feature.kind, levels), rows.reshape(len(seen), -1)
+    fill = feature.missing
+    values = [v for v in dict.fromkeys(seen) if not (v == "" and fill is not None)]
+    numbers = [_number(v, f"{where}: {feature.column}") for v in values]
     if feature.kind == "log2":
-        def log2(value):
-            if value == "" and feature.missing is not None:
-                return [float(feature.missing)]
-            number = _number(value, f"{where}: {feature.column}")
+        for value, number in zip(values, numbers, strict=True):
             if number <= 0:
                 raise TransferError(f"{where}: {feature.column} must be positive for a log2 feature, got {value!r}")
-            return [math.log2(number)]
-        return [f"log2({feature.column})"], log2
-    def number(value):
-        if value == "" and feature.missing is not None:
-            return [float(feature.missing)]
-        return [_number(value, f"{where}: {feature.column}")]
-    return [feature.column], number
+    encoded = dict(zip(values, encode_levels(feature.kind, numbers)[:, 0], strict=True))
+    column = [float(fill) if v == "" and fill is not None else float(encoded[v]) for v in seen]
+    return column_names(feature.column, feature.kind), np.array(column, dtype=float).reshape(len(seen), 1)
 
 
 def _encode(features: tuple[Feature, ...], keys: list[tuple], where: str) -> tuple[np.ndarray, list[str]]:
     names, columns = [], []
     for j, feature in enumerate(features):
-        seen = [key[j] for key in keys]
-        feature_names, encode = _encoder(feature, seen, where)
+        feature_names, column = _columns(feature, [key[j] for key in keys], where)
         names += feature_names
-        columns.append(np.array([encode(v) for v in seen], dtype=float).reshape(len(keys), -1))
+        columns.append(column)
     return (np.hstack(columns) if columns else np.zeros((len(keys), 0))), names
 
 

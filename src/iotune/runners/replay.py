@@ -29,13 +29,15 @@ import math
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iotune.bounded import InputError, read_bounded
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import BenchmarkSpec, Measurement, PhaseResult
-from iotune.spec.mapping import benchmark_spec
-from iotune.spec.storage import StorageConfig, storage_config
-from iotune.store import import_checks
+from iotune.runners.base import RunnerKind, RunnerOptions
+
+if TYPE_CHECKING:
+    from iotune.spec.storage import StorageConfig
 
 PHASE_COLUMNS = ("trial_uid", "repeat", "phase", "bytes", "seconds", "open_seconds", "transfer_seconds",
                  "close_seconds", "ops")
@@ -66,6 +68,8 @@ def _phases(group: list[dict], source: str) -> list[PhaseResult]:
                                        (("bytes", int), ("seconds", float), ("open_seconds", float),
                                         ("transfer_seconds", float), ("close_seconds", float), ("ops", int))}}
             for row in group]
+    from iotune.store import import_checks
+
     try:
         return import_checks.phases(rows, source)
     except import_checks.BadRecord as error:
@@ -139,6 +143,9 @@ class ReplayTable:
 
     def key(self, configuration) -> tuple[str, str]:
         """(storage configuration, benchmark run) of a configuration, as the table is indexed."""
+        from iotune.spec.mapping import benchmark_spec
+        from iotune.spec.storage import storage_config
+
         spec = self.spec
         storage = _key(storage_config(spec.space, configuration, spec.storage).to_dict()) if spec.uses_testbed else ""
         return storage, _key(benchmark_spec(spec.space, configuration, spec.benchmark).to_dict())
@@ -213,3 +220,20 @@ class ReplayStorage:
         self.builds += 1
         return _ReplaySession(ReplayRunner(self.table, _key(config.to_dict()), self.scale, self.timeout),
                               self.scratch)
+
+
+def _open(spec, options: RunnerOptions, scratch: Path):
+    """The replay runner of ``spec`` and, when the spec varies storage, its stand-in for the testbeds."""
+    table = ReplayTable(spec, options.argument)
+    storage = ReplayStorage(table, scratch, options.replay_scale, options.timeout) if spec.uses_testbed else None
+    return ReplayRunner(table, scale=options.replay_scale, timeout=options.timeout), storage
+
+
+def _for_worker(spec, argument: str) -> str:
+    table = Path(argument).absolute()
+    ReplayTable(spec, table)  # a table that does not fit the spec is refused once, not in every worker
+    return str(table)
+
+
+KIND = RunnerKind("replay", "recorded trials looked up instead of measured: a stand-in for the storage, for "
+                  "rehearsals", open=_open, argument="TABLE.csv", for_worker=_for_worker)

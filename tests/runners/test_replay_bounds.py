@@ -11,9 +11,9 @@ import time
 
 import pytest
 
+from iotune.runners.replay import ReplayError, ReplayRunner, ReplayTable
 from iotune.spec import CampaignSpec
 from iotune.spec.mapping import benchmark_spec
-from iotune.study.replay import ReplayError, ReplayRunner, ReplayTable
 
 SPEC = """\
 name: bad
@@ -79,7 +79,7 @@ def test_a_fifo_nobody_writes_is_refused_within_seconds(tmp_path, spec):
 
 
 def test_a_pipe_is_read_within_the_bound(tmp_path, spec, monkeypatch):
-    from iotune.study import replay
+    from iotune.runners import replay
 
     monkeypatch.setattr(replay, "MAX_TABLE_BYTES", 1000)
     read, write = os.pipe()
