@@ -78,17 +78,17 @@ class Execution:
     def measurement(self, command: list[str], extra: dict | None = None) -> Measurement:
         """The run as a trial's outcome: one ``run`` phase of the metric (``1 / value`` when maximized), else the
         I/O time Darshan measured, else the wall time; FAILED on a non-zero exit or a metric not found."""
-        source = self.source
-        if source == METRIC:
-            seconds = self.metric.seconds(self.metric_value) if self.metric_value is not None else 0.0
+        source, metric = self.source, self.metric
+        if metric is not None:  # source == METRIC
+            seconds = metric.seconds(self.metric_value) if self.metric_value is not None else 0.0
         else:
-            seconds = self.io_seconds if source == DARSHAN else self.wall_seconds
+            seconds = self.io_seconds or self.wall_seconds  # source: DARSHAN when it measured any, else WALL
         phase = PhaseResult("run", self.bytes, seconds, 0.0, seconds, 0.0, 0)
         error = f"exit status {self.returncode}" if self.returncode != 0 else None
         if error is None and source == METRIC and self.metric_value is None:
             error = self.metric_error or "no metric in the output"
-        details = {"metric": {"pattern": self.metric.pattern, "direction": self.metric.direction,
-                              "value": self.metric_value}} if self.metric is not None else {}
+        details = {"metric": {"pattern": metric.pattern, "direction": metric.direction,
+                              "value": self.metric_value}} if metric is not None else {}
         return Measurement(
             status="COMPLETE" if error is None else "FAILED", phases=[phase] if error is None else [],
             error=error, hints_requested=self.applied.hints,

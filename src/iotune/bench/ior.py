@@ -17,11 +17,12 @@ import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from iotune.bench.runner import ior_args, ior_command_line, make_trial_dir
 from iotune.bench.world import find_mpiexec, kill_tree, process_tree
 from iotune.errors import BenchError
-from iotune.records import APIS, APIS_TEXT, BenchmarkSpec, Measurement, PhaseResult
+from iotune.records import API, APIS, APIS_TEXT, BenchmarkSpec, Measurement, PhaseResult
 from iotune.shield import shielded
 from iotune.units import MIB
 
@@ -93,7 +94,7 @@ def _spec(params: dict, options: dict, version: str) -> BenchmarkSpec:
     if int(params["transferSize"]) < 1:
         raise BenchError(f"IOR transferSize must be at least 1 byte, got {params['transferSize']}")
     return BenchmarkSpec(
-        api=api,
+        api=cast(API, api),  # one of APIS: checked above
         processes=int(tasks),
         block_size=int(params["blockSize"]),
         transfer_size=int(params["transferSize"]),

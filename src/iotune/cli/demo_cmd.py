@@ -7,9 +7,9 @@ from pathlib import Path
 import typer
 
 from iotune.cli.common import prepare_scratch, run_campaign
-from iotune.runners.registry import DEFAULT, make_runner
 from iotune.cli.options import DB, MPIEXEC
 from iotune.cli.terminal import Terminal
+from iotune.runners.registry import DEFAULT, make_runner
 
 
 def demo(db: str = DB,

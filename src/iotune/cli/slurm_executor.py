@@ -71,7 +71,8 @@ class SlurmExecutor:
         self.job_id = submit(script, self.env)
         self.submitted.append(self.job_id)
         self.store.update_settings(self.study, {"executor": {
-            "kind": "slurm", "job": self.job_id, "workers": self.job.workers, "nodes_per_trial": self.job.nodes_per_trial,
+            "kind": "slurm", "job": self.job_id, "workers": self.job.workers,
+            "nodes_per_trial": self.job.nodes_per_trial,
             "submitted_at": stamp.isoformat(timespec="seconds"), "script": str(script), "log_dir": str(self.log_dir)}})
         self.terminal.info(f"submitted {self.job.workers} workers as Slurm job {self.job_id} (script {script}; "
                            f"worker logs in {self.log_dir})")

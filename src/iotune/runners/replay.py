@@ -147,7 +147,8 @@ class ReplayTable:
         from iotune.spec.storage import storage_config
 
         spec = self.spec
-        storage = _key(storage_config(spec.space, configuration, spec.storage).to_dict()) if spec.uses_testbed else ""
+        config = storage_config(spec.space, configuration, spec.storage) if spec.uses_testbed else None
+        storage = _key(config.to_dict()) if config is not None else ""
         return storage, _key(benchmark_spec(spec.space, configuration, spec.benchmark).to_dict())
 
     def lookup(self, storage: str, benchmark: BenchmarkSpec) -> tuple[str, list[PhaseResult]] | None:

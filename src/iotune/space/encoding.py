@@ -86,8 +86,9 @@ class Encoder:
 
     def columns_of(self, role: str) -> list[int]:
         """Indices of the feature columns of the parameters of ``role`` ("workload" or "system")."""
-        out, at = [], 0
-        for parameter, table in zip(self.space.parameters, self._tables):
+        out: list[int] = []
+        at = 0
+        for parameter, table in zip(self.space.parameters, self._tables, strict=True):
             width = table.shape[1] + bool(parameter.when)
             if parameter.role == role:
                 out.extend(range(at, at + width))

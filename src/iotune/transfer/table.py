@@ -101,7 +101,7 @@ class MeasuredTable:
     @property
     def available(self) -> np.ndarray:
         """(workloads, configurations): the cell was measured at least once."""
-        return self.present.any(axis=2)
+        return np.any(self.present, axis=2)
 
     @property
     def failed_cells(self) -> np.ndarray:
@@ -124,7 +124,9 @@ class MeasuredTable:
             raise TransferError(f"{self.name}: configuration {self.configurations[configuration]} was never "
                                 f"measured for workload {self.workloads[workload]}")
         r = repeats[rng.integers(repeats.size)]
-        return None if self.failed[workload, configuration, r] else float(self.values[objective][workload, configuration, r])
+        if self.failed[workload, configuration, r]:
+            return None
+        return float(self.values[objective][workload, configuration, r])
 
 
 def _truthy(text) -> bool:
@@ -207,7 +209,7 @@ def _encode(features: tuple[Feature, ...], keys: list[tuple], where: str) -> tup
 
 def _point(features: tuple[Feature, ...], key: tuple) -> dict:
     point = {}
-    for feature, value in zip(features, key):
+    for feature, value in zip(features, key, strict=True):
         numeric = feature.kind in ("log2", "numeric") and value != ""
         point[feature.column] = float(value) if numeric else value
     return point
