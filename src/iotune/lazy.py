@@ -8,12 +8,13 @@ from typing import Any
 
 
 def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for ``package`` that imports ``name`` from the module ``where[name]`` on first use."""
+    """A module ``__getattr__`` for ``package`` that imports ``name`` from the module ``where[name]`` on first use
+    (a name that starts with a dot is relative to ``package``)."""
 
     def __getattr__(name: str) -> Any:
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(import_module(module), name)
+        return getattr(import_module(module, package), name)
 
     return __getattr__

@@ -10,17 +10,12 @@ are picked by name; :class:`CommandRunner` (``iotune tune -- CMD``) and
 Names load with their module when first used: nothing here imports MPI or a testbed.
 """
 
-from importlib import import_module
+from iotune.lazy import lazy_exports
 
-_EXPORTS = {"RUNNERS": "registry", "RUNNER_HELP": "registry", "make_runner": "registry",
-            "runner_and_storage": "registry", "storage_provider": "registry", "FunctionRunner": "function",
-            "CommandRunner": "command", "ReplayRunner": "replay", "RunnerKind": "base", "RunnerOptions": "base"}
+_EXPORTS = {"RUNNERS": ".registry", "RUNNER_HELP": ".registry", "make_runner": ".registry",
+            "runner_and_storage": ".registry", "storage_provider": ".registry", "FunctionRunner": ".function",
+            "CommandRunner": ".command", "ReplayRunner": ".replay", "RunnerKind": ".base", "RunnerOptions": ".base"}
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'iotune.runners' has no attribute {name!r}")
-    return getattr(import_module(f"iotune.runners.{module}"), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
