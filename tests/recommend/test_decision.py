@@ -243,7 +243,6 @@ def test_tune_says_a_hint_not_in_effect_and_applies_it_as_it_took_effect(ground_
     """Item 4 for `iotune tune`'s summary: the apply line carries the hints read back, not the ones asked."""
     from iotune.cli.terminal import Terminal
     from iotune.cli.tune_cmd import _show_result
-    from iotune.study import Study
     from iotune.study.tune import Estimate, TuneResult
 
     db, space = ground_truth
@@ -252,7 +251,7 @@ def test_tune_says_a_hint_not_in_effect_and_applies_it_as_it_took_effect(ground_
                                 "cb_buffer_size": 262144, "romio_cb_write": "disable", "romio_cb_read": "disable"})
     result = TuneResult("time", 5, 5, Estimate(best, 0.09, 5, 0.08, 0.1), None)
     with Store(db, create=False) as store:
-        study = Study.open(store, STUDY)
+        study = StoredStudy.open(store, STUDY)
         _show_result(Terminal(), result, study, "json", [])
         summary = json.loads(capsys.readouterr().out)
         _show_result(Terminal(), result, study, "table", [])

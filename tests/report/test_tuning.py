@@ -7,7 +7,6 @@ from iotune.report.context import StudyData
 from iotune.report.tables import system_label
 from iotune.report.tuning import NOT_CHOSEN, tuning_section
 from iotune.store import Store
-from iotune.study import Study
 from iotune.stored import StoredStudy
 from tests.study.test_tune import SPEC, measured_store, tuner
 
@@ -39,6 +38,6 @@ def test_runs_the_tuner_did_not_choose_say_so(tmp_path):
 
 def test_an_untuned_study_says_there_is_no_tuning(tmp_path):
     with Store(tmp_path / "db.sqlite") as store:
-        Study.create(store, "landscape", SPEC)
+        StoredStudy.create(store, "landscape", SPEC)
         section = tuning_section(StudyData.load(StoredStudy.open(store, "landscape")))
     assert section.empty and "No workload of this study was tuned" in section.empty
