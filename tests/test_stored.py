@@ -37,6 +37,7 @@ def test_the_stored_space_is_parsed_once_and_the_spec_only_when_read(store):
     assert opened.space is opened.space is opened.record.space and opened.space == spec.space
     assert opened._spec is None  # learn, screening and variability need no spec
     assert opened.spec == spec and opened.spec is opened.spec
+    assert opened.space is opened.record.space  # reading the spec does not swap the space for an equal copy
 
 
 def test_trials_are_read_at_each_call_and_by_state(store):

@@ -44,6 +44,7 @@ class StoredStudy:
         self.store = store
         self.record = record
         self._spec = spec
+        self._space = spec.space if spec is not None else None
 
     def __repr__(self) -> str:
         return f"StoredStudy({self.name!r}, {self.store!r})"
@@ -69,8 +70,9 @@ class StoredStudy:
 
     @property
     def space(self):
-        """The parameter space: the spec's when there is one, else the stored space (``record.space``)."""
-        return self._spec.space if self._spec is not None else self.record.space
+        """The parameter space: the spec's when the study was opened with one, else the stored space
+        (``record.space``, parsed once)."""
+        return self._space if self._space is not None else self.record.space
 
     def trials(self, state: str | None = None) -> list:
         """The study's trials (TrialRecords) in ``state`` (every state when None), as the store holds them now."""
@@ -78,7 +80,9 @@ class StoredStudy:
 
     def with_store(self, store) -> StoredStudy:
         """The same study read through ``store`` (a cache of the same database, as the report's)."""
-        return type(self)(store, self.record, self._spec)
+        same = type(self)(store, self.record, self._spec)
+        same._space = self._space
+        return same
 
     @classmethod
     def open(cls, store, name: str) -> StoredStudy:
