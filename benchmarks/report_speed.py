@@ -72,9 +72,10 @@ def build(store, scratch: Path) -> str:
 
 def measure(store, study: str, output: Path) -> None:
     from iotune.report import study_report, write_report
+    from iotune.stored import StoredStudy
 
     wall, cpu = time.perf_counter(), time.process_time()
-    report = study_report(store, study)
+    report = study_report(StoredStudy.open(store, study))
     compute_wall, compute_cpu = time.perf_counter() - wall, time.process_time() - cpu
     wall, cpu = time.perf_counter(), time.process_time()
     written = write_report(report, output)

@@ -15,6 +15,7 @@ import argparse
 import time
 
 from iotune.store import Store
+from iotune.stored import StoredStudy
 from iotune.variability.evaluation import evaluate
 from iotune.learn.registry import VARIABILITY as PREDICTORS
 from iotune.variability.repeats import Repeats
@@ -30,7 +31,7 @@ def main() -> None:
     parser.add_argument("--single-map", action="store_true", help="one map with categories one-hot encoded")
     args = parser.parse_args()
     with Store(args.db) as store:
-        data = Repeats.from_store(store, args.study).require_repeats(2)
+        data = Repeats.from_study(StoredStudy.open(store, args.study)).require_repeats(2)
     start = time.perf_counter()
     rows = evaluate(data, args.target, not args.single_map, n_repeats=args.repeats, seed=args.seed)
     seconds = time.perf_counter() - start

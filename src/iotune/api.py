@@ -20,8 +20,7 @@ from iotune.runners.registry import DEFAULT as DEFAULT_RUNNER
 from iotune.runners.registry import RUNNERS, default_scratch, runner_and_storage
 from iotune.spec import CampaignSpec
 from iotune.store import Store
-from iotune.study.study import Study as StoredStudy
-from iotune.study.study import StudyError
+from iotune.stored import StoredStudy, StudyError
 
 Progress = Callable[[object, object], None]
 """``progress(trial, measurement)``: called after every finished trial (a TrialRecord and its Measurement)."""
@@ -123,7 +122,12 @@ def run_bench(store: Store, spec: CampaignSpec, name: str, *, runner=DEFAULT_RUN
 
 
 class Study:
-    """A stored study opened from Python: measure it, tune it, read it.  Close it (or use ``with``) when done."""
+    """A stored study opened from Python: measure it, tune it, read it.  Close it (or use ``with``) when done.
+
+    ``iotune.Study`` is the library face; the study it wraps (``stored``) is an
+    :class:`iotune.stored.StoredStudy`, what ``iotune.learn``, ``screening``, ``variability``, ``report`` and
+    ``apply`` take.
+    """
 
     def __init__(self, study: StoredStudy):
         self._study = study
@@ -148,6 +152,11 @@ class Study:
     @property
     def store(self) -> Store:
         return self._study.store
+
+    @property
+    def stored(self) -> StoredStudy:
+        """The stored study this wraps (record, spec, space, trials), for ``iotune.learn.train(study.stored)`` & co."""
+        return self._study
 
     @property
     def spec(self) -> CampaignSpec:

@@ -23,10 +23,11 @@ from iotune.analysis import ConfigurationStats, best_per_workload, configuration
 from iotune.recommend import Recommender
 from iotune.recommend.answer import decide
 from iotune.recommend.decision import Measured, decide_measured
-from iotune.screening import load_screen
+from iotune.screening import ScreeningStudy, load_screen
 from iotune.screening.significance import significance
 from iotune.spec import CampaignSpec
-from iotune.study import Campaign, CampaignReport, Objective, Study, Worker
+from iotune.stored import StoredStudy
+from iotune.study import Campaign, CampaignReport, Objective, Worker
 from iotune.study.measure import prepare
 from iotune.study.tune import Step, Tuner, TuneResult
 from iotune.units import format_size
@@ -112,8 +113,9 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     say("1/5 screening the parameters (foldover Plackett-Burman design, paper 000 Sec. 4.1)")
     screening = replace(spec, campaign=replace(spec.campaign, sampler="screening", repeats=1))
     run(prepare(store, screening, f"{study}-screen", runner, scratch, resume=resume, platform=platform))
-    screen = load_screen(store, f"{study}-screen")
-    matters = {f.name: f.matters for f in significance(store, f"{study}-screen").factors}
+    screened = ScreeningStudy.of(StoredStudy.open(store, f"{study}-screen"))
+    screen = load_screen(screened)
+    matters = {f.name: f.matters for f in significance(screened).factors}
 
     everything = space.full_factorial()
     say(f"2/5 measuring every configuration of every workload except {_describe(HELD_OUT)}")
@@ -122,14 +124,14 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
 
     workload = {p.name: HELD_OUT[p.name] for p in space.workload_parameters}
     say(f"3/5 training a CART model of log I/O time on those measurements; its pick for {_describe(HELD_OUT)}")
-    model = train(store, study, predictor="cart", target="time", log_target=True)
-    save_model(store, study, model)
+    collection = StoredStudy.open(store, study)
+    model = train(collection, predictor="cart", target="time", log_target=True)
+    save_model(collection, model)
     recommendation = Recommender(model).recommend(workload, objective="time", top=3)
-    answer = decide(space, store.trials(study=study), workload)
+    answer = decide(space, collection.trials(), workload)
 
     say(f"4/5 tuning {_describe(HELD_OUT)} with {budget} real runs (iotune tune: the default first, then what the "
         "other workloads' runs and its own suggest)")
-    collection = Study.open(store, study)
     worker = Worker(collection, runner, scratch, platform=platform)
     tuned = Tuner(collection, worker, workload, budget, objective=Objective("time"), on_step=on_step).run()
 

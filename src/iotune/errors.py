@@ -58,7 +58,7 @@ _ELSEWHERE = {
     "SamplerError": "iotune.samplers.base",
     "ScreeningError": "iotune.screening.errors",
     "SlurmError": "iotune.study.slurm",
-    "StudyError": "iotune.study.study",
+    "StudyError": "iotune.stored",
     "TestbedError": "iotune.testbed.errors",
     "TestbedUnsupportedError": "iotune.testbed.errors",
     "TransferError": "iotune.transfer.errors",

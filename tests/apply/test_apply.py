@@ -13,6 +13,7 @@ from iotune.records import Measurement, PhaseResult
 from iotune.cli.app import main
 from iotune.space import Space
 from iotune.store import Store
+from iotune.stored import StoredStudy
 
 APP = Path(__file__).parent / "app_checkpoint.py"
 SPACE = """
@@ -79,10 +80,12 @@ def test_lfs_setstripe_command(tmp_path):
 def test_choose_measured_default_and_explore(study):
     url, space = study
     with Store(url) as store:
-        assert choose_configuration(store, "runtest", space, processes=2).configuration == BEST
-        default = choose_configuration(store, "runtest", space, processes=4)
+        runtest = StoredStudy.open(store, "runtest")
+        assert runtest.space == space
+        assert choose_configuration(runtest, processes=2).configuration == BEST
+        default = choose_configuration(runtest, processes=4)
         assert default.how == "default" and default.configuration["romio_cb_write"] == "automatic"
-        explored = choose_configuration(store, "runtest", space, processes=2, explore=1.0, seed=1)
+        explored = choose_configuration(runtest, processes=2, explore=1.0, seed=1)
         assert explored.how == "explore" and explored.configuration["processes"] == 2
         assert explored.configuration.key not in {t.config_key for t in store.trials(study="runtest")}
 
@@ -126,14 +129,15 @@ def test_application_runs_teach_the_next_run(study):
     url, space = study
     other = {**BEST, "romio_cb_write": "enable"}
     with Store(url) as store:
-        runs = runs_study(store, store.get_study("runtest"))
+        runtest = StoredStudy.open(store, "runtest")
+        runs = runs_study(runtest)
         for values, seconds in ((BEST, 9.0), (other, 5.0), (BEST, 8.0)):
             config = space.configuration(values)
             trial = store.start_trial(runs.id, config.to_dict(), config.key, config.workload_key,
                                       len(store.trials(study="runtest-runs")))
             store.finish_trial(trial, Measurement("COMPLETE", [PhaseResult("run", 0, seconds, 0, seconds, 0, 0)],
                                                   runner="command", command="mpiexec -n 2 ./app"))
-        chosen = choose_configuration(store, "runtest", space, processes=2, command="mpiexec -n 2 ./app")
+        chosen = choose_configuration(runtest, processes=2, command="mpiexec -n 2 ./app")
         assert chosen.how == "runs" and chosen.configuration == other
-        elsewhere = choose_configuration(store, "runtest", space, processes=2, command="mpiexec -n 2 ./other")
+        elsewhere = choose_configuration(runtest, processes=2, command="mpiexec -n 2 ./other")
         assert elsewhere.how == "measured" and elsewhere.configuration == BEST

@@ -9,6 +9,7 @@ from iotune.cli.model_quality import metric_label
 from iotune.cli.recommend_cmd import run_recommend
 from iotune.learn.model import load_model
 from iotune.store import Store
+from iotune.stored import StoredStudy
 from tests.learn import synthetic
 
 
@@ -33,7 +34,7 @@ def test_train_explain_and_recommend_warn_about_a_negative_r2(noise_db, capsys):
     assert main(["explain", "-s", "noise", "-m", "cart-time", "--db", noise_db]) == 0
     assert "worse than always predicting the mean" in capsys.readouterr().err
     with Store(noise_db) as store:
-        model = load_model(store, "noise", "cart-time")
+        model = load_model(StoredStudy.open(store, "noise"), "cart-time")
     run_recommend(model, {"transfer_size": 65536, "pattern": "contiguous"}, top=2, spread=False)
     assert "not to be trusted" in capsys.readouterr().err
 
@@ -47,7 +48,7 @@ def test_recommend_says_default_not_baseline_and_explains_it(noise_db, capsys):
     assert main(["train", "-s", "noise", "-p", "cart", "--db", noise_db]) == 0
     capsys.readouterr()
     with Store(noise_db) as store:
-        model = load_model(store, "noise", "cart-time")
+        model = load_model(StoredStudy.open(store, "noise"), "cart-time")
     workload = {"transfer_size": 65536, "pattern": "contiguous"}
     run_recommend(model, workload, top=2, spread=False, fmt="json")
     out, err = capsys.readouterr()

@@ -10,6 +10,7 @@ from iotune.records import Measurement, PhaseResult
 from iotune.screening import Factor, build_design, load_screen
 from iotune.space import Space
 from iotune.store import Store
+from iotune.stored import StoredStudy
 
 SPACE = """\
 name: four
@@ -43,14 +44,14 @@ def screened(tmp_path):
             store.finish_trial(trial, Measurement(status="COMPLETE", runner="synthetic", command="test",
                                                   phases=_phases(configuration.to_dict(),
                                                                  float(np.exp(rng.normal(0, 0.01))))))
-    yield store
+    yield StoredStudy(store, study)
     store.close()
 
 
 def test_effects_are_per_run_shares_and_phases(screened, capsys, monkeypatch):
     monkeypatch.setenv("IOTUNE_PLAIN", "1")
-    result = load_screen(screened, "s")
-    show_screen(result, "json", "t", screened, "s")
+    result = load_screen(screened)
+    show_screen(result, "json", "t", screened)
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     a = rows["a"]
     assert a["diff_s"] == pytest.approx(0.30, abs=0.02)  # 0.40 - 0.10 per run
@@ -64,7 +65,7 @@ def test_effects_are_per_run_shares_and_phases(screened, capsys, monkeypatch):
 
 def test_table_notes_disagreement_and_close_ranks(screened, capsys, monkeypatch):
     monkeypatch.setenv("IOTUNE_PLAIN", "1")
-    show_screen(load_screen(screened, "s"), "table", "t", screened, "s")
+    show_screen(load_screen(screened), "table", "t", screened)
     out, err = capsys.readouterr()
     assert "high - low (s)" in out and "% of run" in out
     assert "write and read effects disagree in sign for a" in err
@@ -75,7 +76,7 @@ def test_table_notes_disagreement_and_close_ranks(screened, capsys, monkeypatch)
 
 def test_without_the_store_the_per_run_effect_still_shows(screened, capsys, monkeypatch):
     monkeypatch.setenv("IOTUNE_PLAIN", "1")
-    result = load_screen(screened, "s")
+    result = load_screen(screened)
     show_screen(result, "json", "t")
     rows = json.loads(capsys.readouterr().out)
     assert all(r["diff_s"] == pytest.approx(2 * r["effect_s"] / result.runs) for r in rows)

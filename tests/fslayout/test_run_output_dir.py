@@ -9,6 +9,7 @@ from iotune.fslayout import LayoutError
 from iotune.records import Measurement, PhaseResult
 from iotune.space import Space
 from iotune.store import Store
+from iotune.stored import StoredStudy
 
 SPACE = """
 name: layouts
@@ -37,7 +38,7 @@ def test_the_layout_is_set_on_the_output_directory_and_recorded(study, fake_lust
     out = data / "out"
     out.mkdir()
     with Store(study) as store:
-        result = run_command(store, "layouts", ["true"], output_dir=out)
+        result = run_command(StoredStudy.open(store, "layouts"), ["true"], output_dir=out)
         run = store.trials(study="layouts-runs")[0]
     assert result.returncode == 0 and result.warnings == []
     assert log.read_text().splitlines()[0] == f"setstripe -c 4 -S 1048576 {out}"
@@ -47,12 +48,12 @@ def test_the_layout_is_set_on_the_output_directory_and_recorded(study, fake_lust
 
 def test_without_an_output_directory_the_run_says_the_layout_was_not_applied(study):
     with Store(study) as store:
-        result = run_command(store, "layouts", ["true"])
+        result = run_command(StoredStudy.open(store, "layouts"), ["true"])
     assert result.warnings and "was not applied: give --output-dir" in result.warnings[0]
 
 
 def test_a_directory_without_layouts_is_refused_before_anything_runs(study, tmp_path):
     with Store(study) as store:
         with pytest.raises(LayoutError, match="has no file layouts"):
-            run_command(store, "layouts", ["true"], output_dir=tmp_path)
+            run_command(StoredStudy.open(store, "layouts"), ["true"], output_dir=tmp_path)
         assert store.get_study("layouts-runs") is None  # nothing recorded

@@ -10,6 +10,7 @@ import pytest
 from iotune.records import Measurement, PhaseResult
 from iotune.spec import load_spec
 from iotune.store import Store
+from iotune.stored import StoredStudy
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "ground_truth"
 SPEC = DATA / "testbed_ground_truth.yaml"
@@ -58,7 +59,7 @@ def test_the_recommender_picks_the_fast_device_class(ground_truth):
     from iotune.recommend import Recommender
 
     store, study = ground_truth
-    model = train(store, study, predictor="cart", target="time", log_target=True)
+    model = train(StoredStudy.open(store, study), predictor="cart", target="time", log_target=True)
     for workload in ({"api": "MPIIO", "collective": True, "file_per_process": False, "transfer_size": "1MiB"},
                      {"api": "POSIX", "file_per_process": True, "transfer_size": "64KiB"}):
         best = Recommender(model).recommend(workload, objective="time", top=1).best
@@ -69,7 +70,7 @@ def test_a_variability_map_predicts_the_spread(ground_truth):
     from iotune.variability import Repeats, VariabilityMap
 
     store, study = ground_truth
-    repeats = Repeats.from_store(store, study)
+    repeats = Repeats.from_study(StoredStudy.open(store, study))
     fitted = VariabilityMap(target="std", predictor="linear", per_category=False).fit(repeats)
     predicted = fitted.predict(repeats.configs[:10])
     assert predicted.shape == (10,)

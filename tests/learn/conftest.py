@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from iotune.store import Store
+from iotune.stored import StoredStudy
 from tests.learn import synthetic
 
 
@@ -31,3 +32,9 @@ def db_path(synthetic_db, tmp_path):
 def store(db_path):
     with Store(db_path) as opened:
         yield opened
+
+
+@pytest.fixture
+def synth(store):
+    """Study "synth" of the private store."""
+    return StoredStudy.open(store, "synth")

@@ -1,4 +1,4 @@
-"""Dataset.from_store on synthetic test data: shapes, targets (relative hand-checked), errors."""
+"""Dataset.from_study on synthetic test data: shapes, targets (relative hand-checked), errors."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import pytest
 from iotune.units import MIB
 from iotune.learn import Dataset, LearningError
 from iotune.learn.dataset import data_hash
+from iotune.stored import StoredStudy
 from tests.learn import synthetic
 
 
-def test_shapes_and_time_target(store):
-    data = Dataset.from_store(store, "synth")
+def test_shapes_and_time_target(store, synth):
+    data = Dataset.from_study(synth)
     assert data.X.shape == (192, len(data.feature_names)) == (192, 8)
     assert data.y.shape == data.times.shape == data.groups.shape == data.config_keys.shape == (192,)
     assert len(data.configs) == 192 and data.n_workloads == 4 and data.dropped == 0
@@ -22,19 +23,19 @@ def test_shapes_and_time_target(store):
     assert data.data_hash == data_hash(data.X, data.y, data.space.hash) and len(data.data_hash) == 40
 
 
-def test_phase_bandwidth_and_cost_targets(store):
-    time = Dataset.from_store(store, "synth")
-    write = Dataset.from_store(store, "synth", phase="write")
+def test_phase_bandwidth_and_cost_targets(store, synth):
+    time = Dataset.from_study(synth)
+    write = Dataset.from_study(synth, phase="write")
     np.testing.assert_allclose(write.y, 0.6 * time.y)
-    bandwidth = Dataset.from_store(store, "synth", target="bandwidth")
+    bandwidth = Dataset.from_study(synth, target="bandwidth")
     np.testing.assert_allclose(bandwidth.y, 2 * synthetic.BYTES / MIB / time.y)
-    cost = Dataset.from_store(store, "synth", target="cost", instances=4, price_per_hour=0.5)
+    cost = Dataset.from_study(synth, target="cost", instances=4, price_per_hour=0.5)
     np.testing.assert_allclose(cost.y, time.y / 3600 * 4 * 0.5)
     assert bandwidth.data_hash != time.data_hash and not bandwidth.lower_is_better and cost.lower_is_better
 
 
-def test_relative_target_by_hand(store):
-    data = Dataset.from_store(store, "synth", target="relative")
+def test_relative_target_by_hand(store, synth):
+    data = Dataset.from_study(synth, target="relative")
     trials = store.trials("synth", state="COMPLETE")
     first = trials[0]
     defaults = [t for t in trials if t.workload_key == first.workload_key
@@ -49,22 +50,21 @@ def test_relative_target_by_hand(store):
 
 def test_relative_drops_workloads_without_baseline(tmp_path):
     from iotune.store import Store
+    from iotune.stored import StoredStudy
 
     with Store(tmp_path / "s.db") as store:
         skipped = synthetic.space().configuration({"transfer_size": "64KiB", "pattern": "strided"}).workload_key
         synthetic.build_study(store, repeats=1, skip_default_of=skipped)
-        data = Dataset.from_store(store, "synth", target="relative")
+        data = Dataset.from_study(StoredStudy.open(store, "synth"), target="relative")
         assert data.dropped == 23 and data.n_samples == 96 - 24 and skipped not in set(data.groups)
 
 
-def test_errors_are_learning_errors(store):
-    with pytest.raises(LearningError, match="no study 'nope'"):
-        Dataset.from_store(store, "nope")
+def test_errors_are_learning_errors(store, synth):
     with pytest.raises(LearningError, match="unknown target 'speed'"):
-        Dataset.from_store(store, "synth", target="speed")
+        Dataset.from_study(synth, target="speed")
     sp = synthetic.space()
-    store.create_study("empty", sp.to_yaml(), sp.hash, {})
+    empty = StoredStudy(store, store.create_study("empty", sp.to_yaml(), sp.hash, {}))
     with pytest.raises(LearningError, match="no COMPLETE trials"):
-        Dataset.from_store(store, "empty")
+        Dataset.from_study(empty)
     with pytest.raises(ValueError):
-        Dataset.from_store(store, "synth", phase="fsync")
+        Dataset.from_study(synth, phase="fsync")

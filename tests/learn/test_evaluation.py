@@ -13,9 +13,10 @@ from iotune.learn.explanation import parameter_of
 @pytest.fixture(scope="module")
 def scores(synthetic_db):
     from iotune.store import Store
+    from iotune.stored import StoredStudy
 
     with Store(synthetic_db) as store:
-        return {s.predictor: s for s in evaluate(store, "synth", seed=0)}
+        return {s.predictor: s for s in evaluate(StoredStudy.open(store, "synth"), seed=0)}
 
 
 def test_table_covers_every_predictor(scores):
@@ -36,16 +37,16 @@ def test_trees_learn_the_known_function(scores):
         assert scores[name].top1_mean <= scores[name].top1_max and scores[name].top3_mean <= scores[name].top1_mean
 
 
-def test_deterministic_for_a_seed(store, scores):
-    data = Dataset.from_store(store, "synth")
+def test_deterministic_for_a_seed(store, scores, synth):
+    data = Dataset.from_study(synth)
     again = evaluate_dataset(data, ("cart", "random"), seed=0)
     assert again[0] == scores["cart"] and again[1] == scores["random"]
     other = evaluate_dataset(data, ("random",), seed=1)[0]
     assert other.kendall_tau != scores["random"].kendall_tau
 
 
-def test_single_workload_has_no_regret_and_bad_arguments_fail(store):
-    data = Dataset.from_store(store, "synth")
+def test_single_workload_has_no_regret_and_bad_arguments_fail(store, synth):
+    data = Dataset.from_study(synth)
     keep = data.groups == data.groups[0]
     one = Dataset(data.study, data.space, data.target, data.categorical, data.X[keep], data.y[keep],
                   data.times[keep], data.groups[keep], data.config_keys[keep], [], data.data_hash)
@@ -57,24 +58,24 @@ def test_single_workload_has_no_regret_and_bad_arguments_fail(store):
         evaluate_dataset(data, folds=1)
 
 
-def test_explain_names_the_parameters_that_matter(store):
-    explanation = explain(store, "synth")
+def test_explain_names_the_parameters_that_matter(store, synth):
+    explanation = explain(synth)
     assert "|---" in explanation.rules and "romio_cb_write=" in explanation.rules
     assert max(line.count("|   ") for line in explanation.rules.splitlines()) == 4  # 4 levels of conditions
     names = [row[0] for row in explanation.importances]
-    assert sorted(names) == sorted(p.name for p in Dataset.from_store(store, "synth").space.parameters)
+    assert sorted(names) == sorted(p.name for p in Dataset.from_study(synth).space.parameters)
     assert sum(row[1] for row in explanation.importances) == pytest.approx(1.0)
     assert set(explanation.most_important(3)) >= {"transfer_size"}
 
 
-def test_explain_uses_a_stored_model(store):
+def test_explain_uses_a_stored_model(store, synth):
     from iotune.learn import train
 
-    save_model(store, "synth", train(store, "synth", "forest", name="f", n_estimators=20))
-    assert explain(store, "synth", model="f").model == "f"
-    save_model(store, "synth", train(store, "synth", "linear", name="lin"))
+    save_model(synth, train(synth, "forest", name="f", n_estimators=20))
+    assert explain(synth, model="f").model == "f"
+    save_model(synth, train(synth, "linear", name="lin"))
     with pytest.raises(LearningError, match="cart or forest"):
-        explain(store, "synth", model="lin")
+        explain(synth, model="lin")
 
 
 @pytest.mark.parametrize("feature, parameter", [("log2(transfer_size)", "transfer_size"), ("cb_nodes", "cb_nodes"),

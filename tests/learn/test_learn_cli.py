@@ -76,7 +76,7 @@ def test_explain(db_path):
 
 @pytest.mark.parametrize("args, message", [
     (("train",), "--study is required"),
-    (("train", "--study", "nope"), "no study 'nope'"),
+    (("train", "--study", "nope"), "no study named 'nope'"),
     (("train", "--study", "synth", "--predictor", "svm"), "unknown predictor 'svm'"),
     (("train", "--study", "synth", "--target", "speed"), "unknown target 'speed'"),
     (("evaluate", "--study", "empty"), "no COMPLETE trials"),

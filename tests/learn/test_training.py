@@ -1,11 +1,11 @@
 
 
-def test_log_target_fits_the_log_and_predicts_seconds(store):
+def test_log_target_fits_the_log_and_predicts_seconds(store, synth):
     from iotune.learn import train
 
     study = "synth"
-    plain = train(store, study, "cart", "time")
-    logged = train(store, study, "cart", "time", log_target=True)
+    plain = train(synth, "cart", "time")
+    logged = train(synth, "cart", "time", log_target=True)
     assert logged.params == {"log_target": True}
     assert type(logged.estimator).__name__ == "TransformedTargetRegressor"
     configs = [t.config for t in store.trials(study=study)[:20]]
@@ -21,6 +21,7 @@ def test_cross_validation_holds_out_whole_configurations_so_repeats_do_not_leak(
 
     from iotune.learn import train
     from iotune.store import Store
+    from iotune.stored import StoredStudy
     from tests.learn import synthetic
 
     sp = synthetic.space()
@@ -33,6 +34,6 @@ def test_cross_validation_holds_out_whole_configurations_so_repeats_do_not_leak(
                 trial = store.start_trial(study.id, configuration.to_dict(), configuration.key,
                                           configuration.workload_key, repeat)
                 store.finish_trial(trial, synthetic.measurement(seconds * (1 + 0.001 * repeat)))
-        model = train(store, "random", "cart")
+        model = train(StoredStudy(store, study), "cart")
     assert model.metrics["in_sample"]["r2"] > 0.99  # it memorised the repeats
     assert model.metrics["cv"]["r2"] < 0.2

@@ -18,6 +18,7 @@ from iotune.report.tables import label_of, system_label
 from iotune.spec import load_spec
 from iotune.space import Space
 from iotune.store import Store
+from iotune.stored import StoredStudy
 from tests.ground_truth.test_hints_ground_truth import CSV, SPEC
 
 STUDY = "hints-ground-truth"
@@ -104,7 +105,8 @@ def test_results_recommend_report_and_run_name_the_same_best_and_tied_set(reques
     results = {json.dumps(r["workload"], sort_keys=True): r for r in json.loads(out)}
     with Store(db, create=False) as store:
         trials = store.trials(study=study)
-        data = StudyData.load(store, study)
+        opened = StoredStudy.open(store, study)
+        data = StudyData.load(opened)
         decisions = decide_all(space, trials)
         assert len(decisions) == len(results) == workloads
         for decision in decisions:
@@ -117,7 +119,7 @@ def test_results_recommend_report_and_run_name_the_same_best_and_tied_set(reques
             answer = recommend_json(db, decision.workload, study)
             assert key(answer["best"]) == best and sorted(map(key, answer["tied"])) == tied
             assert answer["candidates"][0]["configuration"] == decision.best
-            assert choose_configuration(store, study, space, workload=decision.workload).configuration.key == best
+            assert choose_configuration(opened, workload=decision.workload).configuration.key == best
             section = recommendation_section(data, decision.workload, "test")
             row = section.tables[0].records()[0]
             assert row["recommended configuration"].startswith(system_label(space, decision.best))
@@ -146,7 +148,7 @@ def test_a_hint_not_in_effect_is_said_and_applied_as_it_took_effect(ground_truth
     code, out, err = iotune("results", "--study", STUDY, "--db", db)
     assert code == 0 and "cb_nodes=4 ran as 2" in " ".join(err.split())
     with Store(db, create=False) as store:
-        section = recommendation_section(StudyData.load(store, STUDY), workload, "test")
+        section = recommendation_section(StudyData.load(StoredStudy.open(store, STUDY)), workload, "test")
     assert "(cb_nodes ran as 2)" in section.tables[0].records()[0]["recommended configuration"]
     assert dict(section.blocks)["Cray MPICH"].startswith("export MPICH_MPIIO_HINTS='*:cb_nodes=2:")
 
@@ -241,7 +243,6 @@ def test_tune_says_a_hint_not_in_effect_and_applies_it_as_it_took_effect(ground_
     """Item 4 for `iotune tune`'s summary: the apply line carries the hints read back, not the ones asked."""
     from iotune.cli.terminal import Terminal
     from iotune.cli.tune_cmd import _show_result
-    from iotune.study import Study
     from iotune.study.tune import Estimate, TuneResult
 
     db, space = ground_truth
@@ -250,7 +251,7 @@ def test_tune_says_a_hint_not_in_effect_and_applies_it_as_it_took_effect(ground_
                                 "cb_buffer_size": 262144, "romio_cb_write": "disable", "romio_cb_read": "disable"})
     result = TuneResult("time", 5, 5, Estimate(best, 0.09, 5, 0.08, 0.1), None)
     with Store(db, create=False) as store:
-        study = Study.open(store, STUDY)
+        study = StoredStudy.open(store, STUDY)
         _show_result(Terminal(), result, study, "json", [])
         summary = json.loads(capsys.readouterr().out)
         _show_result(Terminal(), result, study, "table", [])

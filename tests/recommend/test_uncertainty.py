@@ -17,6 +17,8 @@ from iotune.recommend.uncertainty import attach_spread, spread_label
 from iotune.space import Space
 from iotune.store import Store
 from iotune.variability import runs_needed_for_cv
+from iotune.stored import StoredStudy
+from iotune.store.records import StudyRecord
 from tests.learn.synthetic import measurement
 from tests.recommend.conftest import make_model
 
@@ -70,7 +72,7 @@ def recommend(space, seconds, top=2, objective="time", target="time"):
 
 def test_clear_gap_small_spread_is_ahead(space, tmp_path):
     with make_store(tmp_path / "a.db", space, {(1, 1): runs(1.0, 0.01, 5), (2, 1): runs(2.0, 0.01, 5)}) as store:
-        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 2.0}), store, "s")
+        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 2.0}), StoredStudy.open(store, "s"))
     first, second = (c.spread for c in result.candidates)
     assert first.source == second.source == "measured"
     assert first.n_measured == 5 and first.cv == pytest.approx(0.01) and first.mean_seconds == pytest.approx(1.0)
@@ -84,7 +86,7 @@ def test_clear_gap_small_spread_is_ahead(space, tmp_path):
 def test_close_means_large_spread_cannot_be_told_apart(space, tmp_path):
     measured = {(1, 1): runs(1.0, 0.3, 5), (2, 1): runs(1.05, 0.3, 5, seed=1)}
     with make_store(tmp_path / "b.db", space, measured) as store:
-        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 1.05}), store, "s")
+        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 1.05}), StoredStudy.open(store, "s"))
     separation = result.separation
     assert separation.verdict == "indistinguishable" and separation.ranks == [1, 2]
     a, b = (0.3 * 1.0) ** 2 / 5, (0.3 * 1.05) ** 2 / 5
@@ -101,7 +103,7 @@ def test_close_means_large_spread_cannot_be_told_apart(space, tmp_path):
 def test_equal_predictions_need_no_run_count(space, tmp_path):
     measured = {(1, 1): runs(1.0, 0.1, 4), (2, 1): runs(1.0, 0.1, 4, seed=1)}
     with make_store(tmp_path / "c.db", space, measured) as store:
-        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 1.0}), store, "s")
+        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 1.0}), StoredStudy.open(store, "s"))
     assert result.separation.verdict == "indistinguishable" and result.separation.runs_each is None
     precise = runs_needed_for_cv(0.1, 0.05, 0.95)
     assert result.separation.message == ("candidates 1-2 cannot be told apart: the model predicts the same value for "
@@ -113,7 +115,7 @@ def test_unmeasured_configuration_gets_predicted_spread(space, tmp_path):
     cvs = {(1, 1): 0.1, (1, 8): 0.2, (8, 1): 0.3, (8, 8): 0.4}
     measured = {key: runs(5.0, cv, 5, seed=i) for i, (key, cv) in enumerate(cvs.items())}  # 5: its own cv
     with make_store(tmp_path / "d.db", space, measured) as store:
-        result = attach_spread(recommend(space, {(4, 4): 1.0, (8, 8): 1.2}), store, "s")
+        result = attach_spread(recommend(space, {(4, 4): 1.0, (8, 8): 1.2}), StoredStudy.open(store, "s"))
     inside, corner = (c.spread for c in result.candidates)
     assert inside.source == "predicted (delaunay)" and inside.n_measured == 0 and inside.mean_seconds is None
     assert 0.1 < inside.cv < 0.4
@@ -126,7 +128,7 @@ def test_unmeasured_configuration_gets_predicted_spread(space, tmp_path):
 def test_outside_the_measured_hull_falls_back_to_linear(space, tmp_path):
     measured = {(1, 1): runs(5.0, 0.1, 3), (1, 8): runs(5.0, 0.2, 3, 1), (2, 1): runs(5.0, 0.1, 3, 2)}
     with make_store(tmp_path / "e.db", space, measured) as store:
-        result = attach_spread(recommend(space, {(8, 4): 1.0}, top=1), store, "s")
+        result = attach_spread(recommend(space, {(8, 4): 1.0}, top=1), StoredStudy.open(store, "s"))
     spread = result.best.spread
     assert spread.source == "predicted (linear)" and spread.cv >= 0
     assert result.separation.verdict == "unknown" and result.separation.reason == "only one candidate to compare"
@@ -137,7 +139,7 @@ def test_cost_and_bandwidth_scale_by_cv(space, tmp_path, objective, target):
     measured = {(1, 1): runs(1.0, 0.2, 5), (2, 1): runs(2.0, 0.2, 5, 1)}
     with make_store(tmp_path / "f.db", space, measured) as store:
         result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 2.0}, objective=objective, target=target),
-                               store, "s")
+                               StoredStudy.open(store, "s"))
     for candidate in result.candidates:
         assert candidate.spread.source == "measured"
         assert candidate.spread.sd == pytest.approx(candidate.spread.cv * candidate.predicted)
@@ -147,19 +149,18 @@ def test_cost_and_bandwidth_scale_by_cv(space, tmp_path, objective, target):
 def test_without_repeats_spread_is_unknown_and_recommendation_stands(space, tmp_path):
     plain = recommend(space, {(1, 1): 1.0, (2, 1): 2.0})
     with make_store(tmp_path / "g.db", space, {(1, 1): [1.0], (2, 1): [2.0]}) as store:
-        result = attach_spread(plain, store, "s")
-        missing = attach_spread(plain, store, "no-such-study")
-    for outcome in (result, missing):
-        assert [c.configuration for c in outcome.candidates] == [c.configuration for c in plain.candidates]
-        assert all(c.spread.source == "unknown" and c.spread.reason for c in outcome.candidates)
-        assert outcome.separation.verdict == "unknown"
-    assert "repeats" in result.best.spread.reason and "no-such-study" in missing.best.spread.reason
+        result = attach_spread(plain, StoredStudy.open(store, "s"))
+    assert [c.configuration for c in result.candidates] == [c.configuration for c in plain.candidates]
+    assert all(c.spread.source == "unknown" and c.spread.reason for c in result.candidates)
+    assert result.separation.verdict == "unknown"
+    assert "repeats" in result.best.spread.reason
     assert plain.best.spread is None and plain.separation is None
     json.dumps(result.to_dict())
 
 
 def test_broken_store_does_not_fail_the_recommendation(space):
-    result = attach_spread(recommend(space, {(1, 1): 1.0}), object(), "s")
+    record = StudyRecord(1, "s", "", "", space.hash, space.to_yaml(), {})
+    result = attach_spread(recommend(space, {(1, 1): 1.0}), StoredStudy(object(), record))
     assert result.best.spread.source == "unknown" and result.separation.verdict == "unknown"
 
 
@@ -189,7 +190,7 @@ def test_two_runs_that_agree_do_not_separate_candidates_in_a_noisy_study(space, 
     measured = {(1, 1): [1.0, 1.001], (2, 1): [1.1, 1.101]}
     measured |= {(cb, 8): runs(3.0, 0.3, 5, seed=cb) for cb in (1, 2, 4, 8)}
     with make_store(tmp_path / "n.db", space, measured) as store:
-        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 1.1}), store, "s")
+        result = attach_spread(recommend(space, {(1, 1): 1.0, (2, 1): 1.1}), StoredStudy.open(store, "s"))
     first = result.candidates[0].spread
     assert first.source == "measured" and first.n_measured == 2 and first.cv > 0.2
     assert result.separation.verdict != "ahead"

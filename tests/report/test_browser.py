@@ -3,6 +3,7 @@
 import pytest
 
 from iotune.report import study_report, write_report
+from iotune.stored import StoredStudy
 from tests.cli.conftest import run_iotune
 from tests.report.browser import chromium, inspect, problems
 from tests.report.studies import ROOT
@@ -21,7 +22,7 @@ def browser():
 @pytest.mark.slow
 def test_the_demo_study_renders_with_a_profile(browser, demo_store, tmp_path):
     store, study = demo_store
-    report = study_report(store, study, profile=PROFILE)
+    report = study_report(StoredStudy.open(store, study), profile=PROFILE)
     written = write_report(report, tmp_path / "demo.html")
     expected = [f.name for f in report.figures]
     assert {"screening-effects", "model-quality", "recommendation-gain", "profile-volume"} <= set(expected)
@@ -33,7 +34,7 @@ def test_the_demo_study_renders_with_a_profile(browser, demo_store, tmp_path):
 @pytest.mark.slow
 def test_a_testbed_study_renders(browser, ground_truth_store, tmp_path):
     store, study = ground_truth_store
-    report = study_report(store, study)
+    report = study_report(StoredStudy.open(store, study))
     written = write_report(report, tmp_path / "gt.html")
     expected = [f.name for f in report.figures]
     assert {"per-configuration-write", "per-configuration-read", "variability-map"} <= set(expected)
@@ -63,7 +64,7 @@ def test_no_label_is_clipped_at_two_widths(browser, search_store, tmp_path, widt
     """The configuration labels of the per-configuration figures (Figure 2) ran off the left edge, the default
     configuration's among them, in every report."""
     store, study = search_store
-    written = write_report(study_report(store, study), tmp_path / "search.html")
+    written = write_report(study_report(StoredStudy.open(store, study)), tmp_path / "search.html")
     found = inspect(browser, written.path, width=width)
     assert found["clipped"] == []
     assert problems(found, [f["name"] for f in found["figures"]]) == []
@@ -73,7 +74,7 @@ def test_no_label_is_clipped_at_two_widths(browser, search_store, tmp_path, widt
 def test_the_check_catches_a_page_that_needs_the_network(browser, search_store, tmp_path):
     """The browser check itself: an external image and a script error must be reported."""
     store, study = search_store
-    report = study_report(store, study)
+    report = study_report(StoredStudy.open(store, study))
     written = write_report(report, tmp_path / "bad.html")
     text = written.path.read_text()
     broken = text.replace("</main>", '<img src="http://192.0.2.1/logo.png"><svg><image href="data:image/png;'

@@ -13,6 +13,7 @@ from iotune.report.darshan import files_table, request_table, volume_table
 from iotune.store import Store
 from iotune.units import MIB
 from iotune.workload import WorkloadError
+from iotune.stored import StoredStudy
 from tests.cli.conftest import run_iotune
 from tests.report.studies import ROOT
 
@@ -21,7 +22,7 @@ FIXTURES = ROOT / "tests" / "profile" / "fixtures"
 
 def test_the_page_needs_nothing_from_elsewhere(search_store, tmp_path):
     store, study = search_store
-    report = study_report(store, study)
+    report = study_report(StoredStudy.open(store, study))
     written = write_report(report, tmp_path / "r.html")
     text = written.path.read_text()
     assert not re.search(r'(src|href)="(?!data:|#)', text)  # only data: URIs and in-page anchors
@@ -36,7 +37,7 @@ def test_the_page_needs_nothing_from_elsewhere(search_store, tmp_path):
 @pytest.mark.slow
 def test_ids_are_unique_across_inlined_figures(demo_store, tmp_path):
     store, study = demo_store
-    text = write_report(study_report(store, study), tmp_path / "r.html").path.read_text()
+    text = write_report(study_report(StoredStudy.open(store, study)), tmp_path / "r.html").path.read_text()
     ids = re.findall(r'\bid="([^"]+)"', text)
     assert len(ids) == len(set(ids)) and len(ids) > 100
     for target in re.findall(r'url\(#([^)]+)\)|href="#([^"]+)"', text):
@@ -46,8 +47,8 @@ def test_ids_are_unique_across_inlined_figures(demo_store, tmp_path):
 @pytest.mark.slow
 def test_computing_a_report_does_not_load_matplotlib(search_store):
     store, study = search_store
-    code = ("import sys; from iotune.store import Store; from iotune.report import study_report\n"
-            f"with Store({store.url!r}) as s: study_report(s, {study!r})\n"
+    code = ("import sys; from iotune.store import Store; from iotune.stored import StoredStudy; from iotune.report import study_report\n"
+            f"with Store({store.url!r}) as s: study_report(StoredStudy.open(s, {study!r}))\n"
             "print('matplotlib' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -104,7 +105,7 @@ def test_figures_are_deterministic_svg_and_png(search_store):
     from iotune.report.figures import render
 
     store, study = search_store
-    for figure in study_report(store, study).figures:
+    for figure in study_report(StoredStudy.open(store, study)).figures:
         first, second = render(figure, png=True), render(figure, png=True)
         assert first == second
         assert first[0].startswith("<svg") and first[1].startswith(b"\x89PNG")
@@ -117,5 +118,5 @@ def test_a_store_password_never_reaches_the_page(search_store):
         url = "postgresql+psycopg://tuner:s3cret@db.example/iotune"
 
     store, study = search_store
-    report = study_report(Elsewhere(store), study)
+    report = study_report(StoredStudy.open(Elsewhere(store), study))
     assert "s3cret" not in report.subtitle and "tuner:***@db.example" in report.subtitle

@@ -21,6 +21,7 @@ from iotune.screening import load_screen
 from iotune.spec import CampaignSpec
 from iotune.store import Store
 from iotune.study.measure import prepare
+from iotune.stored import StoredStudy
 from tests.report.studies import PLATFORM, SyntheticRunner
 
 SCREEN = textwrap.dedent("""\
@@ -48,12 +49,12 @@ def screened(tmp_path_factory):
 def test_screening_effects_separate_real_effects_from_noise(screened):
     """The runner slows small transfers, disabled collective buffering and 1 MiB buffers; the rest is noise."""
     store, study = screened
-    table, facts = effects_table(store, study)
+    table, facts = effects_table(StoredStudy.open(store, study))
     matters = {row[1]: row[8] for row in table.rows}
     assert facts["method"].startswith("repeats")
     assert matters == {"transfer_size": "yes", "romio_cb_write": "yes", "cb_buffer_size": "yes",
                        "romio_no_indep_rw": "no", "romio_ds_write": "no"}
-    runs = load_screen(store, study).runs
+    runs = load_screen(StoredStudy.open(store, study)).runs
     for row in table.rows:  # the paper's sum is the main effect times runs / 2
         assert row[9] == pytest.approx(row[4] * runs / 2)
     effect = {row[1]: row[4] for row in table.rows}
@@ -62,20 +63,20 @@ def test_screening_effects_separate_real_effects_from_noise(screened):
 
 def test_a_study_without_screening_says_so(search_store):
     store, study = search_store
-    section = effects_section(StudyData.load(store, study))
+    section = effects_section(StudyData.load(StoredStudy.open(store, study)))
     assert section.empty and "not measured by a Plackett-Burman screening" in section.empty
 
 
 def test_the_demo_borrows_its_screening_study(demo_store):
     store, study = demo_store
-    section = effects_section(StudyData.load(store, study))
+    section = effects_section(StudyData.load(StoredStudy.open(store, study)))
     assert not section.empty and f"{study}-screen" in section.paragraphs[0]
     assert any("Lenth" in p for p in section.paragraphs)  # the demo screens without repeats
 
 
 def test_every_repeat_of_every_phase_is_drawn(demo_store):
     store, study = demo_store
-    data = StudyData.load(store, study)
+    data = StudyData.load(StoredStudy.open(store, study))
     for phase in ("write", "read"):
         table, left_out, workloads_left_out = phase_table(data, phase)
         assert left_out == 0 and workloads_left_out == 0
@@ -89,7 +90,7 @@ def test_every_repeat_of_every_phase_is_drawn(demo_store):
 
 def test_the_fastest_per_workload_matches_the_stored_means(ground_truth_store):
     store, study = ground_truth_store
-    data = StudyData.load(store, study)
+    data = StudyData.load(StoredStudy.open(store, study))
     table = best_table(data)
     assert len(table) == 18
     for row in table.records():
@@ -103,7 +104,7 @@ def test_the_fastest_per_workload_matches_the_stored_means(ground_truth_store):
 
 def test_campaign_records_platform_scratch_and_failures(demo_store):
     store, study = demo_store
-    data = StudyData.load(store, study)
+    data = StudyData.load(StoredStudy.open(store, study))
     platforms = platform_table(data).records()
     assert [(p["host"], p["kernel"], p["scratch directory"], p["file system"]) for p in platforms] == \
         [("testhost", "6.1.0-test", "/scratch/iotune", "ext4")]
@@ -117,14 +118,14 @@ def test_campaign_records_platform_scratch_and_failures(demo_store):
 
 def test_imported_trials_say_their_platform_is_unknown(ground_truth_store):
     store, study = ground_truth_store
-    section = campaign_section(StudyData.load(store, study))
+    section = campaign_section(StudyData.load(StoredStudy.open(store, study)))
     assert any("no platform recorded" in p for p in section.paragraphs)
     assert any("not recorded" in p for p in section.paragraphs)  # how configurations were chosen
 
 
 def test_models_beat_the_mean_on_the_ground_truth_and_not_on_noise(ground_truth_store):
     store, study = ground_truth_store
-    dataset = Dataset.from_store(store, study, "time")
+    dataset = Dataset.from_study(StoredStudy.open(store, study), "time")
     table, predictions, problems = quality(dataset)
     verdicts = dict(zip(table.column("model"), table.column("verdict")))
     assert problems == [] and verdicts["CART on log time"] == "better than the mean"
@@ -148,7 +149,7 @@ def test_a_negative_r2_is_never_labelled_better_than_the_mean():
 
 def test_search_progress_against_random_sampling(search_store):
     store, study = search_store
-    data = StudyData.load(store, study)
+    data = StudyData.load(StoredStudy.open(store, study))
     table, unit, better = progress_table(data)
     assert unit == "I/O time (s)" and better == "lower" and len(table) == 12
     values, best = table.column(table.columns[1]), table.column(table.columns[2])
@@ -164,13 +165,13 @@ def test_search_progress_against_random_sampling(search_store):
 
 def test_design_studies_have_no_search_progress(demo_store):
     store, study = demo_store
-    section = progress_section(StudyData.load(store, study))
+    section = progress_section(StudyData.load(StoredStudy.open(store, study)))
     assert section.empty and "not by a search" in section.empty
 
 
 def test_variability_counts_and_repeats_needed(ground_truth_store):
     store, study = ground_truth_store
-    section = spread_section(StudyData.load(store, study))
+    section = spread_section(StudyData.load(StoredStudy.open(store, study)))
     needed, spread = section.tables
     assert sum(needed.column("configurations")) == len(spread) == 216
     assert all(runs == 5 for runs in spread.column("runs"))
@@ -182,7 +183,7 @@ def test_variability_counts_and_repeats_needed(ground_truth_store):
 def test_recommendation_for_a_given_workload_with_a_measured_gain(ground_truth_store):
     store, study = ground_truth_store
     workload = {"api": "POSIX", "file_per_process": True, "transfer_size": 65536}
-    section = recommendation_section(StudyData.load(store, study), workload, "test")
+    section = recommendation_section(StudyData.load(StoredStudy.open(store, study)), workload, "test")
     per_workload = section.tables[0].records()
     assert len(per_workload) == 1
     row = per_workload[0]
@@ -194,7 +195,7 @@ def test_recommendation_for_a_given_workload_with_a_measured_gain(ground_truth_s
 
 def test_recommendation_covers_every_workload_of_the_demo_space(demo_store):
     store, study = demo_store
-    section = recommendation_section(StudyData.load(store, study))
+    section = recommendation_section(StudyData.load(StoredStudy.open(store, study)))
     workloads = section.tables[0].column("workload")
     assert len(workloads) == 6 and "transfer_size=256KiB collective=True" in workloads  # never measured in it
     blocks = dict(section.blocks)

@@ -7,14 +7,14 @@ from iotune.report.context import StudyData
 from iotune.report.tables import system_label
 from iotune.report.tuning import NOT_CHOSEN, tuning_section
 from iotune.store import Store
-from iotune.study import Study
+from iotune.stored import StoredStudy
 from tests.study.test_tune import SPEC, measured_store, tuner
 
 
 def test_a_tuned_workload_shows_its_runs_reasons_and_best_so_far(tmp_path):
     with measured_store(tmp_path, workloads=("64KiB", "4MiB")) as store:
         result = tuner(store, tmp_path, 5).run()
-        section = tuning_section(StudyData.load(store, "landscape"))
+        section = tuning_section(StudyData.load(StoredStudy.open(store, "landscape")))
     assert section.empty is None and len(section.tables) == 1  # the campaign's workloads were not tuned
     table = section.tables[0]
     assert table.column("run") == [1, 2, 3, 4, 5]
@@ -31,13 +31,13 @@ def test_runs_the_tuner_did_not_choose_say_so(tmp_path):
     with measured_store(tmp_path, workloads=("64KiB", "256KiB")) as store:
         tuner(store, tmp_path, 2, workload={"transfer_size": 2**20}).run()
         store.update_settings("landscape", {"sampler": "tune"})  # as a study made by `iotune tune`
-        section = tuning_section(StudyData.load(store, "landscape"))
+        section = tuning_section(StudyData.load(StoredStudy.open(store, "landscape")))
     reasons = [r for table in section.tables for r in table.column("why it was chosen")]
     assert NOT_CHOSEN in reasons and "the default configuration: the baseline to beat" in reasons
 
 
 def test_an_untuned_study_says_there_is_no_tuning(tmp_path):
     with Store(tmp_path / "db.sqlite") as store:
-        Study.create(store, "landscape", SPEC)
-        section = tuning_section(StudyData.load(store, "landscape"))
+        StoredStudy.create(store, "landscape", SPEC)
+        section = tuning_section(StudyData.load(StoredStudy.open(store, "landscape")))
     assert section.empty and "No workload of this study was tuned" in section.empty

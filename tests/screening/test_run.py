@@ -7,6 +7,7 @@ import pytest
 from iotune.screening import ScreeningError, load_screen
 from iotune.spec import load_spec
 from iotune.store import Store
+from iotune.stored import StoredStudy
 from iotune.study.measure import prepare
 from tests.screening.conftest import SyntheticRunner
 
@@ -16,7 +17,7 @@ def screen(store, spec_file, study, runner, scratch, resume=False, retry_failed=
     spec = replace(spec, campaign=replace(spec.campaign, sampler="screening"),
                    screening=replace(spec.screening, system_only=system_only))
     prepare(store, spec, study, runner, scratch, resume=resume, retry_failed=retry_failed).run()
-    return load_screen(store, study)
+    return load_screen(StoredStudy.open(store, study))
 
 
 def test_screen_runs_each_distinct_row_and_ranks_from_the_store(spec_file, tmp_path):
@@ -28,7 +29,7 @@ def test_screen_runs_each_distinct_row_and_ranks_from_the_store(spec_file, tmp_p
         assert result.effects[1].effect_s == pytest.approx(8 * 0.5)
         assert result.effects[0].effect_bandwidth < 0 and result.runs == 16
         assert len(runner.calls) == len({t.config_key for t in store.trials("s")}) <= 16
-        assert load_screen(store, "s") == result
+        assert load_screen(StoredStudy.open(store, "s")) == result
         stored = store.get_study("s").settings
         assert stored["design"] == "plackett-burman-foldover" and len(stored["screening"]["factors"]) == 4
 

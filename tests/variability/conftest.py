@@ -21,7 +21,8 @@ def var_db(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def var_repeats(var_db):
+    from iotune.stored import StoredStudy
     from iotune.variability import Repeats
 
     with Store(var_db) as store:
-        return Repeats.from_store(store, "var")
+        return Repeats.from_study(StoredStudy.open(store, "var"))

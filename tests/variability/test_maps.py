@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from iotune.store import Store
+from iotune.stored import StoredStudy
 from iotune.variability import Repeats, VariabilityMap, describe, map_points
 from iotune.variability.errors import VariabilityError
 
@@ -40,8 +41,8 @@ def test_single_map_encodes_categories(var_repeats):
 
 def test_unmeasured_category_is_a_clear_error(var_db):
     with Store(var_db) as store:
-        gap = Repeats.from_store(store, "gap")
-        full = Repeats.from_store(store, "var")
+        gap = Repeats.from_study(StoredStudy.open(store, "gap"))
+        full = Repeats.from_study(StoredStudy.open(store, "var"))
     fitted = VariabilityMap("std", "lsp").fit(gap)
     assert len(fitted.maps_) == 4
     missing = [c for c in full.configs if (c["romio_cb_write"], c["pattern"]) == ("enable", "strided")]
@@ -59,9 +60,7 @@ def test_errors_for_bad_options_and_single_runs(var_db, var_repeats):
     with pytest.raises(VariabilityError, match="not fitted"):
         VariabilityMap().predict(var_repeats.configs)
     with Store(var_db) as store:
-        once = Repeats.from_store(store, "once")
-        with pytest.raises(VariabilityError, match="no study"):
-            Repeats.from_store(store, "nope")
+        once = Repeats.from_study(StoredStudy.open(store, "once"))
     with pytest.raises(VariabilityError, match=">= 2 repeats"):
         VariabilityMap().fit(once)
     assert len(VariabilityMap("mean", "linear").fit(once).maps_) == 6

@@ -44,7 +44,7 @@ def test_plan_lists_runs_needed(capsys, var_db):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("map", "-s", "nope"), "no study 'nope'"),
+    (("map", "-s", "nope"), "no study named 'nope'"),
     (("map",), "--study is required"),
     (("plan", "-s", "once"), ">= 2 repeats"),
     (("map", "-s", "var", "--predictor", "kriging"), "predictor must be one of"),

@@ -19,6 +19,7 @@ from iotune.analysis import configuration_stats
 from iotune.errors import IotuneError, StoreError
 from iotune.recommend.answer import decide
 from iotune.recommend.decision import decide_all
+from iotune.stored import StoredStudy
 
 CANDIDATES = 50
 
@@ -66,11 +67,11 @@ def _matches(config: dict, values: dict[str, Any]) -> bool:
     return all(config.get(name) == value for name, value in values.items())
 
 
-def _model(store, study: str):
+def _model(study: StoredStudy):
     try:
         from iotune.learn.model import load_model
 
-        return load_model(store, study)
+        return load_model(study)
     except StoreError:
         return None
 
@@ -100,14 +101,15 @@ def _untested(space, values, tested: set[str], model, rng: random.Random):
     return None, ""
 
 
-def _runs_of(store, study: str, command: str | None, values: dict, measure: str | None) -> list:
+def _runs_of(study: StoredStudy, command: str | None, values: dict, measure: str | None) -> list:
     """COMPLETE runs of ``command`` recorded under ``study`` (in ``<study>-runs``) for this workload, measured as
     ``measure`` (:func:`iotune.apply.command.measure_key`; any when None)."""
     from iotune.apply.command import measure_of
 
-    if command is None or store.get_study(f"{study}-runs") is None:
+    runs = study.store.get_study(f"{study.name}-runs")
+    if command is None or runs is None:
         return []
-    return [t for t in store.trials(study=f"{study}-runs", state="COMPLETE")
+    return [t for t in study.store.trials(study=runs.id, state="COMPLETE")
             if t.command == command and _matches(t.config, values)
             and (measure is None or measure_of(t.extra) == measure)]
 
@@ -122,7 +124,7 @@ def _measure_words(measure: str | None) -> str:
     return "mean metric {:.4g}"
 
 
-def choose_configuration(store, study: str, space, workload: dict | None = None, processes: int | None = None,
+def choose_configuration(study: StoredStudy, workload: dict | None = None, processes: int | None = None,
                          explore: float = 0.0, seed: int | None = None, command: str | None = None,
                          measure: str | None = None) -> Choice:
     """The configuration to run ``workload`` with: the application's own runs, else the study's measurements,
@@ -137,11 +139,13 @@ def choose_configuration(store, study: str, space, workload: dict | None = None,
     """
     if not 0.0 <= explore <= 1.0:
         raise IotuneError(f"--explore must be a probability between 0 and 1, got {explore}")
+    space = study.space
     values, notes = workload_values(space, workload, processes)
-    trials = [t for t in store.trials(study=study) if t.runner != "command" and _matches(t.config, values)]
-    model = _model(store, study)
+    measured = [t for t in study.trials() if t.runner != "command"]
+    trials = [t for t in measured if _matches(t.config, values)]
+    model = _model(study)
     rng = random.Random(seed)
-    runs = _runs_of(store, study, command, values, measure)
+    runs = _runs_of(study, command, values, measure)
     if explore and rng.random() < explore:
         tested = {t.config_key for t in trials + runs if t.state in ("COMPLETE", "INVALID")}
         configuration, what = _untested(space, values, tested, model, rng)
@@ -161,7 +165,7 @@ def choose_configuration(store, study: str, space, workload: dict | None = None,
                       f"{best.message}", notes + best.notes)
     workload = _full_workload(space, values)
     try:
-        decision = decide(space, [t for t in store.trials(study=study) if t.runner != "command"], workload)
+        decision = decide(space, measured, workload)
     except IotuneError as error:
         decision, notes = None, notes + [str(error)]
     if decision is not None and decision.basis == "transfer":

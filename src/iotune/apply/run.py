@@ -24,7 +24,7 @@ from iotune.apply.choose import Choice, choose_configuration
 from iotune.apply.command import DARSHAN, RUNNER, WALL, darshan_loaded, execute, measure_key, with_darshan
 from iotune.errors import IotuneError
 from iotune.records import Measurement
-from iotune.space import Space
+from iotune.stored import StoredStudy
 from iotune.spec.environment import check_environment, user_allowed
 from iotune.spec.mapping import env_of, hint_key, hints_of, layout_of
 
@@ -56,8 +56,9 @@ def launched_processes(command: list[str]) -> int | None:
     return None
 
 
-def runs_study(store, record):
-    """The study that holds the application runs made under ``record``'s configurations (created on first use)."""
+def runs_study(study: StoredStudy) -> StoredStudy:
+    """The study that holds the application runs made under ``study``'s configurations (created on first use)."""
+    record, store = study.record, study.store
     name = f"{record.name}-runs"
     runs = store.get_study(name)
     if runs is None:
@@ -67,15 +68,15 @@ def runs_study(store, record):
                                   spec_yaml=record.spec_yaml)
     elif runs.space_hash != record.space_hash:
         raise IotuneError(f"study {name!r} holds runs of another space than study {record.name!r}")
-    return runs
+    return StoredStudy(store, runs)
 
 
-def _next_repeat(store, study: str, config_key: str) -> int:
-    repeats = [t.repeat for t in store.trials(study=study) if t.config_key == config_key]
+def _next_repeat(study: StoredStudy, config_key: str) -> int:
+    repeats = [t.repeat for t in study.trials() if t.config_key == config_key]
     return max(repeats) + 1 if repeats else 0
 
 
-def run_command(store, study: str, command: list[str], workload: dict | None = None, *, explore: float = 0.0,
+def run_command(study: StoredStudy, command: list[str], workload: dict | None = None, *, explore: float = 0.0,
                 seed: int | None = None, override: bool = False, environ: dict | None = None,
                 benchmark=None, allow_env: Iterable[str] = (), metric=None, darshan: str | None = None,
                 output_dir: Path | None = None) -> RunResult:
@@ -91,18 +92,14 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
     """
     if not command:
         raise IotuneError("no command to run: give it after --, e.g. iotune run -- mpiexec -n 4 ./app")
-    record = store.get_study(study)
-    if record is None:
-        raise IotuneError(f"no study named {study!r} in {store.url}")
-    space = Space.from_text(record.space_yaml, source=f"study {record.name}")
+    space, store = study.space, study.store
     environ = with_darshan(os.environ if environ is None else environ, darshan)
-    where = f"study {record.name!r}"
+    where = f"study {study.name!r}"
     allowed = user_allowed(environ, allow_env)
     check_environment({p.env: "" for p in space.parameters if p.env and not hint_key(p)}, where, allowed)
     processes = launched_processes(command)
     measure = measure_key("metric" if metric is not None else DARSHAN if darshan_loaded(environ) else WALL, metric)
-    choice = choose_configuration(store, study, space, workload, processes, explore, seed, shlex.join(command),
-                                  measure)
+    choice = choose_configuration(study, workload, processes, explore, seed, shlex.join(command), measure)
     configuration = choice.configuration
     variables = check_environment(env_of(space, configuration), where, allowed)
     layout, layout_extra, layout_warnings = layout_of(space, configuration), {}, []
@@ -117,9 +114,9 @@ def run_command(store, study: str, command: list[str], workload: dict | None = N
     from iotune.bench.platform import platform_info
 
     platform_id = store.register_platform(platform_info(Path.cwd()))
-    runs = runs_study(store, record)
+    runs = runs_study(study)
     trial_id = store.start_trial(runs.id, configuration.to_dict(), configuration.key, configuration.workload_key,
-                                 _next_repeat(store, runs.name, configuration.key), platform_id,
+                                 _next_repeat(runs, configuration.key), platform_id,
                                  benchmark)
     try:
         execution = execute(command, hints_of(space, configuration), variables, environ=environ,

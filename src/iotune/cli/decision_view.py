@@ -16,10 +16,10 @@ def study_decision(db: str | None, study: str, values: dict, constraints=()):
     from iotune.recommend.answer import decide
     from iotune.space import Space
     from iotune.store import Store
-    from iotune.study import Study
+    from iotune.stored import StoredStudy
 
     with Store(db, create=False) as store:
-        opened = Study.open(store, study)
+        opened = StoredStudy.open(store, study)
         trials = [t for t in opened.trials() if t.runner != "command"]
     space = opened.space
     if constraints:

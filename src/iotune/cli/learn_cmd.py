@@ -21,20 +21,21 @@ def _study(study: str | None) -> str:
     return study
 
 
-def _known(store, study: str, target: str, predictor: str | None = None) -> None:
-    """Refuse an unknown study, target or predictor, or a study with nothing measured, before scikit-learn is
-    imported (that takes seconds)."""
+def _known(store, study: str, target: str, predictor: str | None = None):
+    """The stored study; refuse an unknown study, target or predictor, or a study with nothing measured, before
+    scikit-learn is imported (that takes seconds)."""
     from iotune.learn import TARGETS, LearningError
     from iotune.learn.registry import PERFORMANCE
+    from iotune.stored import StoredStudy
 
     if target not in TARGETS:
         raise LearningError(f"unknown target {target!r}; choose one of: {', '.join(TARGETS)}")
-    if store.get_study(study) is None:
-        raise LearningError(f"no study {study!r} in {store.url}")
+    opened = StoredStudy.open(store, study)
     if predictor is not None and predictor not in PERFORMANCE:
         raise LearningError(f"unknown predictor {predictor!r}; choose one of: {', '.join(PERFORMANCE)}")
-    if store.queue_counts(study).get("COMPLETE", 0) == 0:
+    if store.queue_counts(opened.id).get("COMPLETE", 0) == 0:
         raise LearningError(f"study {study!r} has no COMPLETE trials to learn from")
+    return opened
 
 
 LOG_TARGET = typer.Option(False, "--log-target", help="Fit regressors to log(target): I/O times span orders of "
@@ -60,13 +61,13 @@ def train(study: str = STUDY,
     check_format(fmt)
     terminal = Terminal()
     with Store(db, create=False) as store:
-        _known(store, study, target, predictor)
+        opened = _known(store, study, target, predictor)
         from iotune.learn.model import save_model
         from iotune.learn.training import train as fit
 
         extra = {"log_target": True} if log_target else {}
-        model = fit(store, study, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed, **extra)
-        model_id = save_model(store, model.study, model)
+        model = fit(opened, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed, **extra)
+        model_id = save_model(opened, model)
     dropped = model.metrics["dropped"]
     terminal.info(f"study {model.study}: {model.n_samples} samples"
                   + (f" ({dropped} trials dropped)" if dropped else "") + f", data hash {model.data_hash}")
@@ -95,10 +96,10 @@ def evaluate(study: str = STUDY, target: str = TARGET,
 
     check_format(fmt)
     with Store(db, create=False) as store:
-        _known(store, study, target)
+        opened = _known(store, study, target)
         from iotune.learn.evaluation import PredictorScore, evaluate as score
 
-        scores = score(store, study, target, folds=folds, seed=seed, log_target=log_target)
+        scores = score(opened, target, folds=folds, seed=seed, log_target=log_target)
     columns = list(PredictorScore.__dataclass_fields__)
     rows = [[_number(value) for value in s.to_dict().values()] for s in scores]
     unit = TARGET_UNITS.get(target, target)
@@ -126,14 +127,14 @@ def explain(study: str = STUDY,
     check_format(fmt)
     terminal = Terminal()
     with Store(db, create=False) as store:
-        _known(store, study, target)
+        opened = _known(store, study, target)
         from iotune.learn.explanation import explain as describe
 
-        explanation = describe(store, study, model, target, seed)
+        explanation = describe(opened, model, target, seed)
         if model is not None:
             from iotune.learn.model import load_model
 
-            warning = worse_than_mean(load_model(store, study, model))
+            warning = worse_than_mean(load_model(opened, model))
             if warning:
                 terminal.warn(warning + "; its rules and importances describe noise")
     columns = ["parameter", "forest importance", "cart importance"]

@@ -20,10 +20,11 @@ def load_trained(db: str | None, study: str, name: str | None):
     """The study's space and its trained model ``name`` (default: its newest)."""
     from iotune.learn.model import load_model
     from iotune.store import Store
-    from iotune.study import Study
+    from iotune.stored import StoredStudy
 
     with Store(db, create=False) as store:
-        return Study.open(store, study).space, load_model(store, study, name)
+        opened = StoredStudy.open(store, study)
+        return opened.space, load_model(opened, name)
 
 
 def apply_lines(candidate, directory: str = "DIR") -> dict:
@@ -35,9 +36,10 @@ def with_spread(result, db: str | None, study: str):
     """``result`` with each candidate's spread and the separation verdict from ``study``'s repeats."""
     from iotune.recommend.uncertainty import attach_spread
     from iotune.store import Store
+    from iotune.stored import StoredStudy
 
     with Store(db, create=False) as store:
-        return attach_spread(result, store, study)
+        return attach_spread(result, StoredStudy.open(store, study))
 
 
 CO_CHAMPIONS = ("co-champions: configurations whose predicted value ties the best one (a tree model predicts one "

@@ -38,14 +38,14 @@ def report(
     else:
         from iotune.profile import workload_values_from
         from iotune.store import Store
-        from iotune.study import Study
+        from iotune.stored import StoredStudy
 
         values = workload_values_from(workload)[0] if workload is not None else None
         with Store(db, create=False) as store:
-            Study.open(store, study)  # a typo is refused before the report's libraries load (seconds)
+            opened = StoredStudy.open(store, study)  # a typo is refused before the report's libraries load (seconds)
             from iotune.report import study_report
 
-            made = study_report(store, study, values, workload, profile)
+            made = study_report(opened, values, workload, profile)
     from iotune.report import write_report
 
     written = write_report(made, output, plots)

@@ -94,7 +94,6 @@ def _sure(decision) -> str:
 def show_best(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.analysis import best_per_workload
     from iotune.recommend.decision import decide_all, not_in_effect_text
-    from iotune.space import Space
     from iotune.store import Store
 
     terminal = Terminal()
@@ -106,7 +105,7 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
             raise IotuneError(f"no studies in {store.url}; run `iotune bench SPEC.yaml` or `iotune demo` first")
         records = []
         for record in studies:
-            space = Space.from_text(record.space_yaml, source=f"study {record.name}")
+            space = record.space
             if (record.settings or {}).get("source") == "iotune run":
                 records.extend(show_runs(record, space, store.trials(study=record.name), fmt, terminal))
                 continue
@@ -214,14 +213,13 @@ def results(study: str = STUDY, db: str = DB, fmt: str = FORMAT,
 def show_trials(db: str | None, study: str | None, fmt: str) -> None:
     """One row per trial: the parameters that vary, repeat, state, write and read seconds and MiB/s apart."""
     from iotune.cli.trial_table import trial_table
-    from iotune.space import Space
     from iotune.store import Store
 
     with Store(db, create=False) as store:
         records = [store.get_study(study)] if study else store.list_studies()
         if study and records[0] is None:
             raise no_study(store, study)
-        spaces = {r.name: Space.from_text(r.space_yaml, source=f"study {r.name}") for r in records}
+        spaces = {r.name: r.space for r in records}
         found = store.trials(study=study)
     columns, rows = trial_table(found, spaces)
     Terminal().emit(columns, rows, fmt, title=f"study {study}: every trial" if study else "every trial")

@@ -47,6 +47,7 @@ def run(
     from iotune.apply.run import run_command
     from iotune.profile import workload_values_from
     from iotune.store import Store
+    from iotune.stored import StoredStudy
 
     if workload is not None and darshan is not None:
         raise IotuneError("give the workload once, with --workload")
@@ -68,17 +69,15 @@ def run(
             what = "give --study" if study is None else f"no study named {study!r}"
             raise IotuneError(f"{what}: the study whose measurements choose the configuration "
                               f"(studies in {store.url}: {listed})")
+        opened = StoredStudy(store, record)
         if values is None:
-            from iotune.space import Space
-
-            space = Space.from_text(record.space_yaml, source=f"study {study}")
-            varied = [p.name for p in space.parameters if p.role == "workload" and len(p.levels) > 1]
+            varied = [p.name for p in opened.space.parameters if p.role == "workload" and len(p.levels) > 1]
             if varied:
                 terminal.warn(f"no --workload: study {study!r} measured several workloads ({', '.join(varied)} "
                               "vary) and the best configuration of any of them is applied, which may be tuned for "
                               "another workload than this application's; give --workload (name=value pairs, a "
                               "workload YAML or the Darshan log of an earlier run)")
-        result = run_command(store, study, list(command or []), values, explore=explore, seed=seed,
+        result = run_command(opened, list(command or []), values, explore=explore, seed=seed,
                              override=override, allow_env=allow_env or (), metric=measured_by, darshan=darshan_lib,
                              output_dir=output_dir,
                              benchmark=described.to_benchmark_spec() if described is not None else None)

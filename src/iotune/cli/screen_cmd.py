@@ -26,20 +26,20 @@ PAPER_EFFECT = ("paper 000's effect (Zhai et al. 2015, ACIC, Sec. 4.1; --format 
                 "summed over the design's {runs} runs, i.e. {half} x high - low")
 
 
-def show_screen(result, fmt: str, title: str, store=None, study: str | None = None) -> None:
+def show_screen(result, fmt: str, title: str, study=None) -> None:
     """The ranking as a table (a bar per |effect on time|) or JSON/CSV rows.
 
-    With the screening's ``store`` and ``study``, each effect is also said per run (mean at high minus mean at
-    low, seconds, with its 95 % interval), as a share of the mean run time and per phase, and the notes say where
-    write and read (or time and bandwidth) effects disagree and which neighbours in the ranking are closer than
-    their uncertainty.  Without them, only the per-run effect derived from the paper's sum.
+    With the screening's ``study`` (a StoredStudy or ScreeningStudy), each effect is also said per run (mean at
+    high minus mean at low, seconds, with its 95 % interval), as a share of the mean run time and per phase, and
+    the notes say where write and read (or time and bandwidth) effects disagree and which neighbours in the ranking
+    are closer than their uncertainty.  Without it, only the per-run effect derived from the paper's sum.
     """
     terminal = Terminal()
     half = result.runs / 2
     rows = [{**r, "diff_s": r["effect_s"] / half} for r in result.rows()]
     method = None
-    if store is not None and study is not None:
-        rows, method = _detailed(rows, store, study)
+    if study is not None:
+        rows, method = _detailed(rows, study)
     if fmt != "table":
         columns = list(rows[0])
         terminal.emit(columns, [[r[c] for c in columns] for r in rows], fmt, records=rows)
@@ -67,14 +67,16 @@ def _signed(value, unit: str = "") -> str:
     return "" if value is None else f"{value:+.3g}{unit}"
 
 
-def _detailed(rows: list[dict], store, study: str) -> tuple[list[dict], str]:
+def _detailed(rows: list[dict], study) -> tuple[list[dict], str]:
     """Rows with the per-run effect, its interval and verdict (iotune.report.effects), share and per phase."""
     from iotune.report.effects import effects_table
+    from iotune.screening import ScreeningStudy
     from iotune.screening.normalised import load_normalised
 
-    table, facts = effects_table(store, study)
+    screened = ScreeningStudy.of(study)
+    table, facts = effects_table(screened)
     by_name = {row[1]: row for row in table.rows}
-    normalised = load_normalised(store, study)
+    normalised = load_normalised(screened)
     out = []
     for r in rows:
         _, _, _, _, diff, half_width, diff_bw, _, matters, _ = by_name[r["name"]]
@@ -131,6 +133,7 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
     from iotune.screening import load_screen
     from iotune.spec import load_spec
     from iotune.store import Store
+    from iotune.stored import StoredStudy
 
     check_format(fmt)
     loaded = load_spec(spec)
@@ -144,13 +147,13 @@ def screen(spec: Path = typer.Argument(..., help="Campaign spec; an optional 'sc
                                                  repeats=repeats))
     measure(screening, study)
     with Store(db) as store:
-        result = load_screen(store, study)
+        result = load_screen(StoredStudy.open(store, study))
     if collect is not None:
         guided = replace(loaded, campaign=replace(loaded.campaign, sampler="pb-collect", budget=collect,
                                                   repeats=repeats, options={"ranking": result.ranking}))
         measure(guided, f"{study}-collect")
     with Store(db) as store:
-        show_screen(result, fmt, f"screening {study}: {len(result.effects)} parameters, {result.runs} runs", store,
-                    study)
+        show_screen(result, fmt, f"screening {study}: {len(result.effects)} parameters, {result.runs} runs",
+                    StoredStudy.open(store, study))
     if collect is not None:
         Terminal().info(f"PB-guided collection: {results_command(f'{study}-collect', db)}")

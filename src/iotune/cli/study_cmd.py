@@ -17,11 +17,9 @@ NAME = typer.Argument(..., help="The study's name (iotune study list shows them)
 
 
 def _record(store, name: str):
-    record = store.get_study(name)
-    if record is None:
-        known = ", ".join(s.name for s in store.list_studies()[:10]) or "none"
-        raise IotuneError(f"no study named {name!r} in {store.url} (studies: {known})")
-    return record
+    from iotune.stored import StoredStudy
+
+    return StoredStudy.open(store, name).record
 
 
 @app.command("list")
@@ -37,14 +35,13 @@ def history(study: str = NAME, db: str = DB, fmt: str = FORMAT) -> None:
     """Every trial in the order it started: parameters that vary, state, write and read times, best so far."""
     from iotune.cli.trial_table import trial_table
     from iotune.records import io_seconds
-    from iotune.space import Space
     from iotune.store import Store
 
     check_format(fmt)
     with Store(db, create=False) as store:
         record = _record(store, study)
         trials = sorted(store.trials(study=study), key=lambda t: (t.started_at or "~", t.id))
-    columns, rows = trial_table(trials, {record.name: Space.from_text(record.space_yaml, source=f"study {study}")})
+    columns, rows = trial_table(trials, {record.name: record.space})
     best, shown = None, []
     for number, (trial, row) in enumerate(zip(trials, rows)):
         if trial.state == "COMPLETE" and trial.phases:

@@ -22,13 +22,14 @@ def _number(value, digits: int = 4):
 
 def _load(db, study: str | None, runs: int = 2):
     from iotune.store import Store
+    from iotune.stored import StoredStudy
     from iotune.variability.errors import VariabilityError
     from iotune.variability.repeats import Repeats
 
     if not study:
         raise VariabilityError("--study is required; `iotune studies` lists them")
     with Store(db, create=False) as store:
-        repeats = Repeats.from_store(store, study)
+        repeats = Repeats.from_study(StoredStudy.open(store, study))
     kept = repeats.require_repeats(runs)
     if len(kept) < len(repeats):
         Terminal().warn(f"{len(repeats) - len(kept)} of {len(repeats)} configurations have fewer than {runs} "

@@ -77,8 +77,7 @@ def _open_when_created(db: str | None, study: str, wait_s: float, terminal: Term
     from iotune.errors import StoreError
     from iotune.store import Store
     from iotune.store.engine import normalize_url
-    from iotune.study import Study
-    from iotune.study.study import StudyError
+    from iotune.stored import StoredStudy, StudyError
 
     deadline, told = time.monotonic() + wait_s, False
     while True:
@@ -91,7 +90,7 @@ def _open_when_created(db: str | None, study: str, wait_s: float, terminal: Term
                 raise
         else:
             try:
-                return store, Study.open(store, study)
+                return store, StoredStudy.open(store, study)
             except StudyError:
                 store.close()
                 if time.monotonic() >= deadline:

@@ -27,6 +27,7 @@ from iotune.units import MIB
 from iotune.learn.errors import LearningError
 from iotune.learn.model import TARGETS
 from iotune.space import Space
+from iotune.stored import StoredStudy
 
 
 @dataclass(frozen=True)
@@ -71,25 +72,22 @@ class Dataset:
         return self.space.encoder(self.categorical).feature_names
 
     @classmethod
-    def from_store(cls, store, study: str, target: str = "time", phase: str | None = None,
+    def from_study(cls, study: StoredStudy, target: str = "time", phase: str | None = None,
                    categorical: str = "onehot", instances: int = 1, price_per_hour: float = 1.0) -> Dataset:
         """The COMPLETE trials of ``study`` as a dataset for ``target`` (see the module docstring).
 
         ``phase`` ("write", "read") restricts time and bandwidth to that phase.
         ``instances`` and ``price_per_hour`` only matter for ``cost``.
-        LearningError when the study does not exist or leaves no row.
+        LearningError when the study leaves no row.
         """
         if target not in TARGETS:
             raise LearningError(f"unknown target {target!r}; choose one of: {', '.join(TARGETS)}")
         if instances < 1 or price_per_hour <= 0:
             raise LearningError(f"cost needs instances >= 1 and price_per_hour > 0, got {instances}, {price_per_hour}")
-        record = store.get_study(study)
-        if record is None:
-            raise LearningError(f"no study {study!r} in {store.url}")
-        space = Space.from_text(record.space_yaml, source=f"study {record.name}")
+        space = study.space
         rows = []
         dropped = 0
-        for trial in store.trials(study=study, state="COMPLETE"):
+        for trial in study.trials(state="COMPLETE"):
             phases = [p for p in trial.phases if phase is None or p.phase == phase]
             seconds = io_seconds(phases)
             if not phases or seconds <= 0:
@@ -104,7 +102,7 @@ class Dataset:
         if not rows:
             where = f" with a phase {phase!r}" if phase else ""
             extra = " whose workload has a measured default configuration" if target == "relative" else ""
-            raise LearningError(f"study {study!r} has no COMPLETE trials{where}{extra} to learn from")
+            raise LearningError(f"study {study.name!r} has no COMPLETE trials{where}{extra} to learn from")
         times = np.array([seconds for _, seconds, _ in rows], dtype=np.float64)
         if target == "time":
             y = times.copy()
@@ -118,7 +116,7 @@ class Dataset:
         X = np.ascontiguousarray(space.encode(configs, categorical), dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.float64)
         return cls(
-            study=record.name,
+            study=study.name,
             space=space,
             target=target,
             categorical=categorical,

@@ -15,6 +15,7 @@ from iotune.learn.dataset import Dataset
 from iotune.learn.errors import LearningError
 from iotune.learn.scoring import cross_validate, workload_regret
 from iotune.learn.registry import PERFORMANCE as PREDICTORS
+from iotune.stored import StoredStudy
 
 EVALUATED = ("cart", "rankboost", "forest", "linear", "random")
 
@@ -60,8 +61,8 @@ def evaluate_dataset(dataset: Dataset, predictors=EVALUATED, folds: int = 5, see
     return scores
 
 
-def evaluate(store, study: str, target: str = "time", predictors=EVALUATED, folds: int = 5, seed: int = 0,
+def evaluate(study: StoredStudy, target: str = "time", predictors=EVALUATED, folds: int = 5, seed: int = 0,
              phase: str | None = None, log_target: bool = False) -> list[PredictorScore]:
     """:func:`evaluate_dataset` on the COMPLETE trials of ``study`` for ``target`` (regressors on log(y) if asked)."""
-    return evaluate_dataset(Dataset.from_store(store, study, target, phase=phase), predictors, folds, seed,
+    return evaluate_dataset(Dataset.from_study(study, target, phase=phase), predictors, folds, seed,
                             log_target)

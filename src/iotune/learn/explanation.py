@@ -17,6 +17,7 @@ from iotune.learn.dataset import Dataset
 from iotune.learn.errors import LearningError
 from iotune.learn.model import load_model
 from iotune.learn.scoring import build
+from iotune.stored import StoredStudy
 
 MAX_DEPTH = 4
 
@@ -51,7 +52,7 @@ def per_parameter(space, feature_names, importances) -> dict[str, float]:
     return totals
 
 
-def explain(store, study: str, model: str | None = None, target: str = "time", seed: int = 0) -> Explanation:
+def explain(study: StoredStudy, model: str | None = None, target: str = "time", seed: int = 0) -> Explanation:
     """Rules and importances for ``study``: from stored model ``model`` when given, else freshly fitted.
 
     A stored cart model gives the rules and the cart importances, a forest model
@@ -60,14 +61,14 @@ def explain(store, study: str, model: str | None = None, target: str = "time", s
     """
     stored = None
     if model is not None:
-        stored = load_model(store, study, model)
+        stored = load_model(study, model)
         if stored.predictor_name not in ("cart", "forest"):
             raise LearningError(
                 f"model {model!r} is a {stored.predictor_name} model; explain needs a cart or forest model"
             )
         target = stored.target
     options = stored.dataset_options if stored else {}
-    dataset = Dataset.from_store(store, study, target, categorical=stored.categorical if stored else "onehot",
+    dataset = Dataset.from_study(study, target, categorical=stored.categorical if stored else "onehot",
                                  **options)
     # a model fitted on log(target) wraps its regressor (sklearn's TransformedTargetRegressor)
     fitted = {stored.predictor_name: getattr(stored.estimator, "regressor_", stored.estimator)} if stored else {}

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from iotune.space import Space
+from iotune.stored import StoredStudy
 
 TARGETS = ("time", "bandwidth", "cost", "relative")
 
@@ -29,7 +30,7 @@ class TrainedModel:
       with one trained on other data.
     - ``params``: the keyword arguments the predictor was built with.
     - ``dataset_options``: how the training rows were made (``phase``,
-      ``instances``, ``price_per_hour``; see :meth:`Dataset.from_store`).
+      ``instances``, ``price_per_hour``; see :meth:`Dataset.from_study`).
     - ``metrics``: ``{"in_sample": {...}, "cv": {...}}`` as :func:`train` computes them.
     """
 
@@ -67,7 +68,7 @@ class TrainedModel:
         return self.predict_encoded(self.space.encode(configurations, self.categorical))
 
 
-def save_model(store, study: str | int, model: TrainedModel) -> int:
+def save_model(study: StoredStudy, model: TrainedModel) -> int:
     """Store ``model`` in ``study`` in the safe format (:mod:`iotune.learn.persist`); return its row id."""
     from iotune.learn.persist import FORMAT, dump_estimator
 
@@ -75,10 +76,10 @@ def save_model(store, study: str | int, model: TrainedModel) -> int:
               "categorical": model.categorical, "params": model.params, "dataset_options": model.dataset_options,
               "data_hash": model.data_hash, "space_hash": model.space.hash, "n_samples": model.n_samples,
               "metrics": model.metrics, "created_at": model.created_at}
-    return store.save_model(study, record, dump_estimator(model.estimator), FORMAT)
+    return study.store.save_model(study.id, record, dump_estimator(model.estimator), FORMAT)
 
 
-def load_model(store, study: str, name: str | None = None) -> TrainedModel:
+def load_model(study: StoredStudy, name: str | None = None) -> TrainedModel:
     """The study's model ``name`` (its newest when None), loaded without running any code from the store.
 
     LearningError when the model was stored in another format (a pickle from an
@@ -87,20 +88,20 @@ def load_model(store, study: str, name: str | None = None) -> TrainedModel:
     from iotune.learn.errors import LearningError
     from iotune.learn.persist import FORMAT, load_estimator
 
-    info, blob, fmt = store.model_blob(study, name)
+    info, blob, fmt = study.store.model_blob(study.name, name)
     if fmt != FORMAT:
-        raise LearningError(f"model {info.name!r} of study {study!r} was stored as a {fmt} by an older iotune, "
+        raise LearningError(f"model {info.name!r} of study {study.name!r} was stored as a {fmt} by an older iotune, "
                             f"which iotune no longer loads (it could run code); retrain it with "
-                            f"`iotune train --study {shlex.quote(str(study))}`")
-    record = store.get_study(study)
-    space = Space.from_text(record.space_yaml, source=f"study {record.name}")
+                            f"`iotune train --study {shlex.quote(study.name)}`")
+    space = study.space
     if info.space_hash != space.hash:
         raise LearningError(f"model {info.name!r}: model trained on another space (space hash {info.space_hash}, "
-                            f"study {record.name!r} has {space.hash}); retrain it with `iotune train`")
+                            f"study {study.name!r} has {space.hash}); retrain it with `iotune train`")
     try:
         estimator = load_estimator(blob)
     except LearningError as exc:
-        raise LearningError(f"model {info.name!r} of study {study!r}: {exc}; retrain it with `iotune train`") from None
+        raise LearningError(f"model {info.name!r} of study {study.name!r}: {exc}; retrain it with "
+                            "`iotune train`") from None
     return TrainedModel(name=info.name, predictor_name=info.predictor, estimator=estimator, space=space,
                         categorical=info.categorical, target=info.target, data_hash=info.data_hash, study=info.study,
                         n_samples=info.n_samples, metrics=info.metrics, created_at=info.created_at,

@@ -9,15 +9,16 @@ from iotune.learn.errors import LearningError
 from iotune.learn.model import TrainedModel
 from iotune.learn.scoring import build, cross_validate, in_sample
 from iotune.learn.registry import PERFORMANCE as PREDICTORS
+from iotune.stored import StoredStudy
 
 
-def train(store, study: str, predictor: str = "cart", target: str = "time", categorical: str = "onehot",
+def train(study: StoredStudy, predictor: str = "cart", target: str = "time", categorical: str = "onehot",
           name: str | None = None, *, phase: str | None = None, instances: int = 1, price_per_hour: float = 1.0,
           cv_folds: int = 5, seed: int = 0, **params) -> TrainedModel:
     """Fit ``predictor`` (cart, rankboost, forest, linear) on the COMPLETE trials of ``study``.
 
     ``target``, ``phase``, ``instances`` and ``price_per_hour`` choose the
-    training rows (:meth:`Dataset.from_store`); ``params`` go to the predictor
+    training rows (:meth:`Dataset.from_study`); ``params`` go to the predictor
     (e.g. ``n_estimators=200`` for forest).  ``metrics`` holds the in-sample
     metrics and the mean over ``cv_folds`` folds, each holding out whole configurations
     (:mod:`iotune.learn.scoring`),
@@ -26,7 +27,7 @@ def train(store, study: str, predictor: str = "cart", target: str = "time", cate
     """
     if predictor not in PREDICTORS:
         raise LearningError(f"unknown predictor {predictor!r}; choose one of: {', '.join(PREDICTORS)}")
-    dataset = Dataset.from_store(store, study, target, phase=phase, categorical=categorical,
+    dataset = Dataset.from_study(study, target, phase=phase, categorical=categorical,
                                  instances=instances, price_per_hour=price_per_hour)
     estimator = build(predictor, dataset, seed, **params).fit(dataset.X, dataset.y)
     metrics = {

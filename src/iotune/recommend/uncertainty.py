@@ -37,6 +37,7 @@ from scipy.stats import t as student_t
 
 from iotune.learn.estimators.delaunay import DelaunayInterpolator
 from iotune.space.configuration import digest
+from iotune.stored import StoredStudy
 from iotune.variability import Repeats, VariabilityMap, describe, runs_needed_for_cv
 from iotune.variability.errors import VariabilityError
 
@@ -100,17 +101,16 @@ class Separation:
     reason: str = ""
 
 
-def attach_spread(recommendation, store, study: str, confidence: float = 0.95, rel_half_width: float = 0.05):
+def attach_spread(recommendation, study: StoredStudy, confidence: float = 0.95, rel_half_width: float = 0.05):
     """A copy of ``recommendation`` with each candidate's ``spread`` and the ``separation`` verdict.
 
-    ``store``: an open :class:`~iotune.store.Store`; ``study``: the study whose
-    repeats give the spread; ``confidence`` in (0, 1); ``rel_half_width``: the
+    ``study``: the stored study whose repeats give the spread; ``confidence`` in (0, 1); ``rel_half_width``: the
     planner's target half-width of the mean, a fraction of it (0.05 = +/- 5 %).
     Never raises for want of variability data: spreads become "unknown".
     """
     candidates = recommendation.candidates
     try:
-        spreads = _spreads(candidates, store, study, confidence, rel_half_width)
+        spreads = _spreads(candidates, study, confidence, rel_half_width)
         separation = _separation(candidates, spreads, confidence, rel_half_width)
     # Variability is advisory: whatever breaks in it (store, maps, numerics) must not lose the recommendation.
     except Exception as exc:  # noqa: BLE001
@@ -121,9 +121,9 @@ def attach_spread(recommendation, store, study: str, confidence: float = 0.95, r
         dataclasses.replace(c, spread=s) for c, s in zip(candidates, spreads, strict=True)])
 
 
-def _spreads(candidates, store, study, confidence, rel_half_width) -> list[CandidateSpread]:
+def _spreads(candidates, study, confidence, rel_half_width) -> list[CandidateSpread]:
     try:
-        repeats = Repeats.from_store(store, study).require_repeats(2)
+        repeats = Repeats.from_study(study).require_repeats(2)
     except VariabilityError as exc:
         return [CandidateSpread("unknown", reason=str(exc)) for _ in candidates]
     measured = {digest(config): times for config, times in zip(repeats.configs, repeats.times, strict=True)}

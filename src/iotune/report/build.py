@@ -14,6 +14,7 @@ from pathlib import Path
 
 from iotune.errors import IotuneError
 from iotune.report.tables import Section
+from iotune.stored import StoredStudy
 
 
 @dataclass
@@ -51,9 +52,9 @@ def _timed(seconds: dict, key: str, title: str, compute: Callable[[], Section]) 
         seconds[key] = time.perf_counter() - start
 
 
-def study_report(store, study: str, workload: dict | None = None, workload_source: str | None = None,
+def study_report(study: StoredStudy, workload: dict | None = None, workload_source: str | None = None,
                  profile: str | Path | None = None) -> Report:
-    """Every section of a study's report (and a Darshan profile's, when given); StudyError if there is no study.
+    """Every section of a study's report (and a Darshan profile's, when given).
 
     ``workload`` (values in :mod:`iotune.workload`'s vocabulary) chooses what to recommend for; without it a
     ``profile``'s workload is used, else every workload of the space.
@@ -70,7 +71,7 @@ def study_report(store, study: str, workload: dict | None = None, workload_sourc
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()
-    data = StudyData.load(store, study)
+    data = StudyData.load(study)
     read = None
     if profile is not None:
         from iotune.report.darshan import read_profile
@@ -95,7 +96,7 @@ def study_report(store, study: str, workload: dict | None = None, workload_sourc
         sections.append(_timed(seconds, "profile", "Workload profile", lambda: profile_section(profile, read)))
     from iotune.store.engine import masked
 
-    return Report(f"iotune report: study {data.name}", f"store {masked(store.url)}", sections, seconds)
+    return Report(f"iotune report: study {data.name}", f"store {masked(data.store.url)}", sections, seconds)
 
 
 def profile_report(path: str | Path) -> Report:

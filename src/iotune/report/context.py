@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from iotune.learn.dataset import is_default
 from iotune.records import io_seconds
-from iotune.study import Study
+from iotune.stored import StoredStudy
 
 
 class ReadCache:
@@ -39,34 +39,42 @@ class ReadCache:
 
 @dataclass
 class StudyData:
-    """What the report's sections read: ``trials`` in every state, ``platforms`` by id (their info dicts)."""
+    """What the report's sections read: the ``study`` (read through a :class:`ReadCache`), its ``trials`` in every
+    state, ``platforms`` by id (their info dicts)."""
 
-    store: object
-    record: object
-    spec: object
+    study: StoredStudy
     trials: list
     platforms: dict[int, dict] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)
     """Results one section computes and another reuses (held-out predictions by predictor)."""
 
     @classmethod
-    def load(cls, store, name: str) -> StudyData:
-        """The study ``name`` of ``store`` (StudyError naming the known studies when there is none).
+    def load(cls, study: StoredStudy) -> StudyData:
+        """The report's view of ``study``: sections read its store through a :class:`ReadCache`."""
+        if not isinstance(study.store, ReadCache):
+            study = study.with_store(ReadCache(study.store))
+        trials = study.trials()
+        return cls(study, trials, study.store.platforms(t.platform_id for t in trials))
 
-        Sections read the store through a :class:`ReadCache`.
-        """
-        store = store if isinstance(store, ReadCache) else ReadCache(store)
-        study = Study.open(store, name)
-        trials = store.trials(study=study.name)
-        return cls(store, study.record, study.spec, trials, store.platforms(t.platform_id for t in trials))
+    @property
+    def store(self):
+        return self.study.store
+
+    @property
+    def record(self):
+        return self.study.record
+
+    @property
+    def spec(self):
+        return self.study.spec
 
     @property
     def name(self) -> str:
-        return self.record.name
+        return self.study.name
 
     @property
     def space(self):
-        return self.spec.space
+        return self.study.space
 
     @property
     def settings(self) -> dict:

@@ -17,32 +17,35 @@ from iotune.screening.significance import (  # noqa: F401  (main_effects & co. a
     repeat_uncertainty,
     significance,
 )
+from iotune.screening.study import ScreeningStudy
+from iotune.stored import StoredStudy
 
 
-def screening_study(data) -> tuple[str | None, str]:
+def screening_study(data) -> tuple[StoredStudy | None, str]:
     """The study whose screening to show: this one if it was screened, else ``<study>-screen`` (the demo's)."""
     if isinstance(data.settings.get("screening"), dict):
-        return data.name, ""
+        return data.study, ""
     sibling = f"{data.name}-screen"
     record = data.store.get_study(sibling)
     if record is not None and isinstance((record.settings or {}).get("screening"), dict):
-        return sibling, f"This study was not screened; the screening below is that of study {sibling}."
+        note = f"This study was not screened; the screening below is that of study {sibling}."
+        return StoredStudy(data.store, record), note
     return None, ""
 
 
-def effects_table(store, study: str) -> tuple[Table, dict]:
+def effects_table(study: StoredStudy | ScreeningStudy) -> tuple[Table, dict]:
     """Factors by rank with their main effects on time (s) and bandwidth (MiB/s), intervals and verdict.
 
     Also returns facts about the computation (runs, method, paper's ranking).
     ScreeningError when the study's design is missing rows.
     """
-    found = significance(store, study)
+    found = significance(study)
     rows = [(f.rank, f.name, f.low, f.high, f.effect_s, f.half_s, f.effect_bandwidth, f.half_bandwidth,
              "unknown" if f.matters is None else ("yes" if f.matters else "no"), f.paper_effect_s)
             for f in found.factors]
     table = Table(("rank", "parameter", "low", "high", "effect on I/O time (s)", "± (s, 95%)",
                    "effect on bandwidth (MiB/s)", "± (MiB/s, 95%)", "matters", "paper's effect sum (s)"), rows,
-                  f"Screening effects (study {study})",
+                  f"Screening effects (study {study.name})",
                   "Effect: mean over the design's runs at the high value minus the mean at the low value (positive "
                   "time effect: the high value is slower). Rank by the size of the time effect, 1 = most "
                   "influential. The paper's effect sum is the same effect times the design's runs / 2.")
@@ -58,9 +61,9 @@ def effects_section(data) -> Section:
                                "(its settings record no screening design): there are no effects to show. "
                                "`iotune screen SPEC` makes one.")
     try:
-        table, facts = effects_table(data.store, study)
+        table, facts = effects_table(study)
     except IotuneError as error:
-        return Section.nothing("screening", title, f"The screening of study {study} cannot be computed: {error}")
+        return Section.nothing("screening", title, f"The screening of study {study.name} cannot be computed: {error}")
     section = Section("screening", title, paragraphs=[note] if note else [])
     matter = [r[1] for r in table.rows if r[8] == "yes"]
     section.paragraphs.append(

@@ -16,6 +16,7 @@ import numpy as np
 
 from iotune.errors import IotuneError
 from iotune.report.tables import Figure, Section, Table, fmt_number
+from iotune.stored import StoredStudy
 
 PREDICTORS = (("cart", {"log_target": True}, "CART on log time"),
               ("forest", {"log_target": True, "n_estimators": 30}, "random forest (30 trees) on log time"),
@@ -106,10 +107,10 @@ def quality(dataset, predictors=PREDICTORS, folds: int = FOLDS, seed: int = SEED
     return table, predictions, problems
 
 
-def stored_models_table(store, study: str) -> Table:
+def stored_models_table(study: StoredStudy) -> Table:
     """The study's stored models with the cross-validated metrics they were saved with (units of their target)."""
     rows = []
-    for record in store.list_models(study):
+    for record in study.store.list_models(study.id):
         cv = (record.metrics or {}).get("cv") or {}
         unit = UNITS.get(record.target, "")
         rows.append((record.name, record.predictor, f"{record.target} ({unit})", record.n_samples,
@@ -131,7 +132,7 @@ def models_section(data) -> Section:
         return Section.nothing("models", title, f"{len(configurations)} configuration(s) measured: a model needs at "
                                "least 3 to be cross-validated.")
     section = Section("models", title)
-    dataset = Dataset.from_store(data.store, data.name, "time")
+    dataset = Dataset.from_study(data.study, "time")
     table, predictions, problems = quality(dataset, memo=data.memo)
     section.warnings += problems
     for row in table.rows:
@@ -143,7 +144,7 @@ def models_section(data) -> Section:
         f"Each model is trained on {dataset.n_samples} trials ({len(configurations)} configurations) minus one "
         "fold and predicts the I/O time (seconds, write and read summed) of the configurations held out.")
     section.tables.append(table)
-    stored = stored_models_table(data.store, data.name)
+    stored = stored_models_table(data.study)
     if stored.rows:
         section.tables.append(stored)
         for row in stored.rows:

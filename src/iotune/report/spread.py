@@ -103,7 +103,7 @@ def spread_section(data) -> Section:
     """Spread per configuration, the fitted map judged out of sample, and the repeats needed."""
     title = "Variability"
     try:
-        repeats = Repeats.from_store(data.store, data.name).with_at_least(2)
+        repeats = Repeats.from_study(data.study).with_at_least(2)
     except IotuneError as error:
         return Section.nothing("variability", title, str(error))
     if not len(repeats):

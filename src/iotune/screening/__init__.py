@@ -20,6 +20,7 @@ from iotune.screening.effects import (
 )
 from iotune.screening.errors import ScreeningError
 from iotune.screening.factors import Factor, screening_factors
+from iotune.screening.study import ScreeningStudy
 
 __all__ = [
     "Factor",
@@ -27,6 +28,7 @@ __all__ = [
     "ScreenResult",
     "ScreeningDesign",
     "ScreeningError",
+    "ScreeningStudy",
     "build_design",
     "load_screen",
     "pb_guided_configurations",

@@ -8,8 +8,8 @@ are ranked by |effect on time|, 1 = most influential; a positive time effect
 means the high value is slower.
 
 Nothing but the trials is stored: the study's settings record the design (its
-factors with their low and high values), and :func:`load_screen` recomputes the
-ranking from the stored trials whenever asked.
+factors with their low and high values, :class:`~iotune.screening.study.ScreeningStudy`),
+and :func:`load_screen` recomputes the ranking from the stored trials whenever asked.
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ import numpy as np
 
 from iotune.records import io_bandwidth, io_seconds
 from iotune.design import Screening, effects
-from iotune.screening.design import DESIGN_NAME, ScreeningDesign, build_design
+from iotune.screening.design import ScreeningDesign
 from iotune.screening.errors import ScreeningError
-from iotune.screening.factors import Factor
-from iotune.space import Configuration, Space
+from iotune.screening.study import ScreeningStudy
+from iotune.space import Configuration
+from iotune.stored import StoredStudy
 
 
 @dataclass(frozen=True)
@@ -100,15 +101,7 @@ def screen_trials(design: ScreeningDesign, trials, study: str = "the study") -> 
                        [statistics.fmean(bandwidths[r.key]) for r in design.rows])
 
 
-def load_screen(store, study: str) -> ScreenResult:
-    """Recompute a screening study's ranking from its stored design record and trials."""
-    record = store.get_study(study)
-    if record is None:
-        raise ScreeningError(f"no study named {study!r} in {store.url}")
-    stored = (record.settings or {}).get("screening")
-    if not isinstance(stored, dict) or stored.get("design") != DESIGN_NAME:
-        raise ScreeningError(f"study {study!r} is not a screening study (run `iotune screen SPEC` to make one)")
-    space = Space.from_text(record.space_yaml, source=f"study {study}")
-    factors = [Factor(f["name"], f["low"], f["high"]) for f in stored["factors"]]
-    design = build_design(space, factors)
-    return screen_trials(design, store.trials(study=study), f"study {study!r}")
+def load_screen(study: StoredStudy | ScreeningStudy) -> ScreenResult:
+    """Recompute a screening study's ranking from its stored design and trials."""
+    screening = ScreeningStudy.of(study)
+    return screen_trials(screening.design, screening.trials(), f"study {screening.name!r}")

@@ -26,6 +26,8 @@ import numpy as np
 
 from iotune.records import io_seconds
 from iotune.screening.design import ScreeningDesign
+from iotune.screening.study import ScreeningStudy
+from iotune.stored import StoredStudy
 
 
 @dataclass(frozen=True)
@@ -98,14 +100,7 @@ def close_pairs(names, effects, half_widths) -> list[tuple[str, str]]:
     return pairs
 
 
-def load_normalised(store, study: str) -> dict[str, NormalisedEffect]:
-    """:func:`normalised_effects` of a stored screening study (its design rebuilt as :func:`load_screen` does)."""
-    from iotune.screening.design import build_design
-    from iotune.screening.factors import Factor
-    from iotune.space import Space
-
-    record = store.get_study(study)
-    stored = (record.settings or {})["screening"]
-    space = Space.from_text(record.space_yaml, source=f"study {study}")
-    design = build_design(space, [Factor(f["name"], f["low"], f["high"]) for f in stored["factors"]])
-    return normalised_effects(design, store.trials(study=study))
+def load_normalised(study: StoredStudy | ScreeningStudy) -> dict[str, NormalisedEffect]:
+    """:func:`normalised_effects` of a stored screening study."""
+    screening = ScreeningStudy.of(study)
+    return normalised_effects(screening.design, screening.trials())

@@ -35,10 +35,9 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from iotune.records import io_bandwidth, io_seconds
-from iotune.screening.design import build_design
-from iotune.screening.effects import load_screen
-from iotune.screening.factors import Factor
-from iotune.space import Space
+from iotune.screening.effects import screen_trials
+from iotune.screening.study import ScreeningStudy
+from iotune.stored import StoredStudy
 
 CONFIDENCE = 0.95
 LENTH_MIN_FACTORS = 4
@@ -119,17 +118,16 @@ class Significance:
         return next((f.name for f in self.factors if f.matters), None)
 
 
-def significance(store, study: str) -> Significance:
+def significance(study: StoredStudy | ScreeningStudy) -> Significance:
     """The screening of ``study``: main effects, intervals and verdicts (ScreeningError: design incomplete)."""
-    record = store.get_study(study)
-    ranking = load_screen(store, study)  # checks the design is complete; the paper's sums and ranks
-    space = Space.from_text(record.space_yaml, source=f"study {study}")
-    factors = [Factor(f["name"], f["low"], f["high"]) for f in record.settings["screening"]["factors"]]
-    design = build_design(space, factors)
+    screening = ScreeningStudy.of(study)
+    design, space, factors = screening.design, screening.design.space, screening.design.factors
+    trials = screening.trials()
+    ranking = screen_trials(design, trials, f"study {screening.name!r}")  # every row measured; the paper's sums
     times: dict[str, list[float]] = {}
     bandwidths: dict[str, list[float]] = {}
-    for trial in store.trials(study=study, state="COMPLETE"):
-        if trial.phases and io_seconds(trial.phases) > 0:
+    for trial in trials:
+        if trial.state == "COMPLETE" and trial.phases and io_seconds(trial.phases) > 0:
             times.setdefault(trial.config_key, []).append(io_seconds(trial.phases))
             bandwidths.setdefault(trial.config_key, []).append(io_bandwidth(trial.phases))
     keys = [row.key for row in design.rows]

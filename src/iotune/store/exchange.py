@@ -26,7 +26,6 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from iotune.errors import SpaceError, StoreError
-from iotune.space import Space
 from iotune.spec.mapping import hint_key, hint_value
 from iotune.store import flat, queries
 from iotune.store import import_checks as checks
@@ -504,7 +503,7 @@ def _local_space(row):
     if not (row.space_yaml or "").strip():
         return None
     try:
-        return Space.from_text(row.space_yaml, source=f"study {row.name}")
+        return queries.study_record(row).space
     except SpaceError:
         return None
 

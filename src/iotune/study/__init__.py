@@ -1,6 +1,8 @@
 """Studies and the loop that measures them: a Study (spec, space, store), its campaign, its workers.
 
-``Study``: a name, its campaign spec and the store of its trials.  ``Campaign``:
+``Study``: :class:`iotune.stored.StoredStudy` (a name, its campaign spec and the
+store of its trials), named here for the loop; ``iotune.Study`` is the library
+face over it (:mod:`iotune.api`).  ``Campaign``:
 a sampler's proposals queued, measured by workers and told back.  ``Worker``:
 claims and runs queued trials (in this process, ``iotune worker``, or Slurm).
 ``Objective``: what the sampler minimises (time, bandwidth as s/MiB, cost).
@@ -13,7 +15,8 @@ importing scipy at once from a shared file system is a start-up storm.
 from importlib import import_module
 
 _EXPORTS = {"Campaign": "campaign", "CampaignReport": "campaign", "OBJECTIVES": "objective", "Objective": "objective",
-            "Study": "study", "StudyError": "study", "measurement_identity": "study", "spec_of": "study",
+            "StoredStudy": "study", "Study": "study", "StudyError": "study", "measurement_identity": "study",
+            "spec_of": "study",
             "Worker": "worker", "WorkerReport": "worker"}
 
 __all__ = sorted(_EXPORTS)

@@ -13,6 +13,7 @@ import numpy as np
 
 from iotune.records import io_seconds
 from iotune.space import Space
+from iotune.stored import StoredStudy
 from iotune.variability.errors import VariabilityError
 
 
@@ -46,15 +47,11 @@ class Repeats:
                        [self.config_keys[i] for i in keep], [self.times[i] for i in keep], self.failed)
 
     @classmethod
-    def from_store(cls, store, study: str) -> Repeats:
-        """Group ``study``'s COMPLETE trials by configuration; VariabilityError if the study is missing or empty."""
-        record = store.get_study(study)
-        if record is None:
-            raise VariabilityError(f"no study {study!r} in {store.url}; `iotune studies` lists them")
-        space = Space.from_text(record.space_yaml, source=f"study {record.name}")
+    def from_study(cls, study: StoredStudy) -> Repeats:
+        """Group ``study``'s COMPLETE trials by configuration; VariabilityError if it has none."""
         groups: dict[str, tuple[dict, list[tuple[int, float]]]] = {}
         failed = 0
-        for trial in store.trials(study=study):
+        for trial in study.trials():
             if trial.state == "FAILED":
                 failed += 1
             if trial.state != "COMPLETE" or not trial.phases:
@@ -62,10 +59,10 @@ class Repeats:
             seconds = io_seconds(trial.phases)
             groups.setdefault(trial.config_key, (dict(trial.config), []))[1].append((trial.repeat, seconds))
         if not groups:
-            raise VariabilityError(f"study {study!r} has no COMPLETE trials")
+            raise VariabilityError(f"study {study.name!r} has no COMPLETE trials")
         keys = list(groups)
         times = [np.array([s for _, s in sorted(groups[k][1], key=lambda r: r[0])], dtype=np.float64) for k in keys]
-        return cls(record.name, space, [groups[k][0] for k in keys], keys, times, failed)
+        return cls(study.name, study.space, [groups[k][0] for k in keys], keys, times, failed)
 
     def require_repeats(self, runs: int = 2) -> Repeats:
         """The configurations with >= ``runs`` runs; VariabilityError when none has (a spread needs 2)."""
