@@ -24,9 +24,10 @@ from iotune.apply.choose import Choice, choose_configuration
 from iotune.apply.command import DARSHAN, RUNNER, WALL, darshan_loaded, execute, measure_key, with_darshan
 from iotune.errors import IotuneError
 from iotune.records import Measurement
-from iotune.stored import StoredStudy
 from iotune.spec.environment import check_environment, user_allowed
 from iotune.spec.mapping import env_of, hint_key, hints_of, layout_of
+from iotune.stored import StoredStudy
+
 
 @dataclass
 class RunResult:

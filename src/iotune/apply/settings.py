@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from iotune.apply.applied import Applied
+from iotune.apply.forms import lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 from iotune.apply.user_settings import (
     IOR_PREFIX,
     ApplyError,
@@ -26,7 +27,6 @@ from iotune.apply.user_settings import (
     parse_mpich_hints,
     user_hints,
 )
-from iotune.apply.forms import lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 from iotune.spec.environment import check_environment, user_allowed
 from iotune.spec.mapping import env_of, hints_of
 

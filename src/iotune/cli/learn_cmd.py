@@ -97,7 +97,8 @@ def evaluate(study: str = STUDY, target: str = TARGET,
     check_format(fmt)
     with Store(db, create=False) as store:
         opened = _known(store, study, target)
-        from iotune.learn.evaluation import PredictorScore, evaluate as score
+        from iotune.learn.evaluation import PredictorScore
+        from iotune.learn.evaluation import evaluate as score
 
         scores = score(opened, target, folds=folds, seed=seed, log_target=log_target)
     columns = list(PredictorScore.__dataclass_fields__)

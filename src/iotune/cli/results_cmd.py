@@ -34,6 +34,16 @@ def no_study(store, study: str) -> IotuneError:
     return IotuneError(f"no study named {study!r} in {store.url} (studies: {listed})")
 
 
+def _studies(store, study: str | None) -> list:
+    """The stored study ``study`` (IotuneError naming the others when there is none), else every study."""
+    if not study:
+        return store.list_studies()
+    record = store.get_study(study)
+    if record is None:
+        raise no_study(store, study)
+    return [record]
+
+
 def measured_as(trials) -> str:
     """What a study's stored seconds are: the benchmark's I/O time, or for application runs (``tune -- CMD``) the
     wall time, the I/O time of Darshan logs or the application's own metric (as each trial records)."""
@@ -98,9 +108,7 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
 
     terminal = Terminal()
     with Store(db, create=False) as store:
-        studies = [store.get_study(study)] if study else store.list_studies()
-        if study and studies[0] is None:
-            raise no_study(store, study)
+        studies = _studies(store, study)
         if not studies:
             raise IotuneError(f"no studies in {store.url}; run `iotune bench SPEC.yaml` or `iotune demo` first")
         records = []
@@ -216,9 +224,7 @@ def show_trials(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.store import Store
 
     with Store(db, create=False) as store:
-        records = [store.get_study(study)] if study else store.list_studies()
-        if study and records[0] is None:
-            raise no_study(store, study)
+        records = _studies(store, study)
         spaces = {r.name: r.space for r in records}
         found = store.trials(study=study)
     columns, rows = trial_table(found, spaces)

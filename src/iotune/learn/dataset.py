@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iotune.records import io_bytes, io_seconds
-from iotune.units import MIB
 from iotune.learn.errors import LearningError
 from iotune.learn.model import TARGETS
+from iotune.records import io_bytes, io_seconds
 from iotune.space import Space
 from iotune.stored import StoredStudy
+from iotune.units import MIB
 
 
 @dataclass(frozen=True)

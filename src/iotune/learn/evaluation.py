@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 
 from iotune.learn.dataset import Dataset
 from iotune.learn.errors import LearningError
-from iotune.learn.scoring import cross_validate, workload_regret
 from iotune.learn.registry import PERFORMANCE as PREDICTORS
+from iotune.learn.scoring import cross_validate, workload_regret
 from iotune.stored import StoredStudy
 
 EVALUATED = ("cart", "rankboost", "forest", "linear", "random")

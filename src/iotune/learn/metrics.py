@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import kendalltau
 
-from iotune.learn.estimators._params import check_int
 from iotune.learn.errors import PredictorError
+from iotune.learn.estimators._params import check_int
 
 
 def mae(y_true: Any, y_pred: Any) -> float:

@@ -61,8 +61,8 @@ def error_metrics(ranker: bool, y_true: np.ndarray, y_pred: np.ndarray) -> dict[
         return out
     out["mae"], out["rmse"], out["r2"] = mae(y_true, y_pred), rmse(y_true, y_pred), r2(y_true, y_pred)
     try:
-        out["mape"] = mape(y_true, y_pred)
-        out["accuracy"] = 100.0 - out["mape"]
+        out["mape"] = error = mape(y_true, y_pred)
+        out["accuracy"] = 100.0 - error
     except PredictorError:
         pass
     return out

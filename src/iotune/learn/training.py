@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 from iotune.learn.dataset import Dataset
 from iotune.learn.errors import LearningError
 from iotune.learn.model import TrainedModel
-from iotune.learn.scoring import build, cross_validate, in_sample
 from iotune.learn.registry import PERFORMANCE as PREDICTORS
+from iotune.learn.scoring import build, cross_validate, in_sample
 from iotune.stored import StoredStudy
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import math
 import re
+from collections.abc import Set
 
 import numpy as np
 
@@ -49,7 +50,7 @@ def _short(text: str, chars: int = LABEL_CHARS) -> str:
     return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
-def _widest(texts: list[str], bold: set[int] = frozenset(), slack: float = 1.08) -> float:
+def _widest(texts: list[str], bold: Set[int] = frozenset(), slack: float = 1.08) -> float:
     """Width (inches) of the widest of ``texts`` as tick labels (rows in ``bold`` bold), with ``slack`` for the
     browser: the SVG keeps text as text, which the browser sets in its own copy of the font."""
     from matplotlib import rcParams
@@ -88,7 +89,9 @@ def draw_strip(figure: Figure):
     groups: dict[str, dict[str, list]] = {}
     for row in t.records():
         groups.setdefault(row[o["group"]], {}).setdefault(row[o["label"]], []).append(row)
-    labels, header_rows, rows_of = [], [], []
+    labels: list[str] = []
+    header_rows: list[int] = []
+    rows_of: list = []  # a group header row has None
     for workload, configs in groups.items():
         if len(groups) > 1 or workload != "-":
             header_rows.append(len(labels))

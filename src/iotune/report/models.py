@@ -18,7 +18,7 @@ from iotune.errors import IotuneError
 from iotune.report.tables import Figure, Section, Table, fmt_number
 from iotune.stored import StoredStudy
 
-PREDICTORS = (("cart", {"log_target": True}, "CART on log time"),
+PREDICTORS: tuple[tuple[str, dict, str], ...] = (("cart", {"log_target": True}, "CART on log time"),
               ("forest", {"log_target": True, "n_estimators": 30}, "random forest (30 trees) on log time"),
               ("linear", {}, "linear regression"))
 FOLDS = 5

@@ -38,10 +38,10 @@ def _shown(configurations: dict[str, list], default_label: str | None, limit: in
     if len(order) <= limit:
         return order, 0
     half = (limit - 1) // 2
-    keep = set(order[:half] + order[-half:])
+    kept = set(order[:half] + order[-half:])
     if default_label is not None:
-        keep.add(default_label)
-    keep = [k for k in order if k in keep]
+        kept.add(default_label)
+    keep = [k for k in order if k in kept]
     return keep, len(order) - len(keep)
 
 

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from iotune.spec.mapping import benchmark_spec
 from iotune.design import foldover, plackett_burman
 from iotune.errors import SpaceError
 from iotune.screening.errors import ScreeningError
 from iotune.screening.factors import Factor
 from iotune.space import Configuration, Space
+from iotune.spec.mapping import benchmark_spec
 
 DESIGN_NAME = "plackett-burman-foldover"
 SEARCH_LIMIT = 50_000
@@ -73,16 +73,16 @@ def build_design(space: Space, factors: list[Factor], benchmark: Mapping | None 
     With ``benchmark`` (the campaign's benchmark defaults) a row must also give
     a runnable built-in benchmark; without it only the space's rules count.
     """
-    factors = tuple(factors)
-    matrix = foldover(plackett_burman(len(factors)))
-    rows, invalid = _rows(space, factors, matrix, benchmark)
+    chosen = tuple(factors)
+    matrix = foldover(plackett_burman(len(chosen)))
+    rows, invalid = _rows(space, chosen, matrix, benchmark)
     if invalid:
         index, text, reason = invalid[0]
         raise ScreeningError(
             f"screening row {index + 1} of {len(matrix)} ({text}) is invalid: {reason} "
-            f"({len(invalid)} invalid row(s) in all); " + _advice(space, factors, matrix, benchmark, len(invalid))
+            f"({len(invalid)} invalid row(s) in all); " + _advice(space, chosen, matrix, benchmark, len(invalid))
         )
-    return ScreeningDesign(space, factors, matrix, tuple(rows))
+    return ScreeningDesign(space, chosen, matrix, tuple(rows))
 
 
 def _rows(space, factors, matrix, benchmark, stop_after: int | None = None):

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iotune.records import io_bandwidth, io_seconds
 from iotune.design import Screening, effects
+from iotune.records import io_bandwidth, io_seconds
 from iotune.screening.design import ScreeningDesign
 from iotune.screening.errors import ScreeningError
 from iotune.screening.study import ScreeningStudy

@@ -23,6 +23,7 @@ from typing import Any
 from iotune.screening.errors import ScreeningError
 from iotune.space import Space
 
+
 @dataclass(frozen=True)
 class Factor:
     """One screened parameter and the values its -1 (low) and +1 (high) design entries stand for."""

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iotune.variability.errors import VariabilityError, check_predictor
-from iotune.variability.maps import MapPoints, map_points
 from iotune.learn.metrics import average_relative_error
 from iotune.learn.registry import VARIABILITY as PREDICTORS
 from iotune.learn.registry import make_predictor
+from iotune.variability.errors import VariabilityError, check_predictor
+from iotune.variability.maps import MapPoints, map_points
 from iotune.variability.repeats import Repeats
 
 PROPORTIONS = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
@@ -88,12 +88,12 @@ def evaluate_maps(maps: list[MapPoints], predictors=PREDICTORS, proportions=PROP
     rng = np.random.default_rng(seed)
     rows = []
     for p in proportions:
-        per_map = {name: [] for name in predictors}
+        per_map: dict[str, list] = {name: [] for name in predictors}
         failed = dict.fromkeys(predictors, 0)
         for points in usable:
             n = len(points.y)
             k = training_size(p, n)
-            scores = {name: [] for name in predictors}
+            scores: dict[str, list] = {name: [] for name in predictors}
             for _ in range(repeats):
                 order = rng.permutation(n)
                 train, test = order[:k], order[k:]

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.dummy import DummyRegressor
 
-from iotune.variability.errors import VariabilityError, check_predictor
 from iotune.learn.errors import PredictorError
 from iotune.learn.metrics import average_relative_error
 from iotune.learn.registry import make_predictor
+from iotune.variability.errors import VariabilityError, check_predictor
 from iotune.variability.repeats import Repeats
 from iotune.variability.spread import describe, target_value
 

@@ -18,6 +18,7 @@ from scipy.spatial import cKDTree
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from iotune.learn.errors import PredictorError
 from iotune.learn.estimators._data import (
     check_fit_data,
     check_predict_data,
@@ -25,7 +26,6 @@ from iotune.learn.estimators._data import (
     is_real,
     merge_duplicates,
 )
-from iotune.learn.errors import PredictorError
 
 _EXTRAPOLATION = ("project", "nan")
 

@@ -14,13 +14,13 @@ from scipy.spatial import cKDTree
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from iotune.learn.errors import PredictorError
 from iotune.learn.estimators._data import (
     check_fit_data,
     check_predict_data,
     diameter,
     merge_duplicates,
 )
-from iotune.learn.errors import PredictorError
 
 _NEIGHBOR_RULES = ("sheppack", "paper")
 

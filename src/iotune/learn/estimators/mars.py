@@ -14,8 +14,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from iotune.learn.estimators._data import check_fit_data, check_predict_data, is_real
 from iotune.learn.errors import PredictorError
+from iotune.learn.estimators._data import check_fit_data, check_predict_data, is_real
 
 # earth's alpha for the automatic minspan and endspan (Friedman 1991, Eq. 43, 45).
 _SPAN_ALPHA = 0.05

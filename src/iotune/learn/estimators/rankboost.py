@@ -17,8 +17,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from iotune.learn.estimators._params import check_int, check_option
-from iotune.learn.metrics import kendall_tau
 from iotune.learn.estimators.tags import score_tags
+from iotune.learn.metrics import kendall_tau
 
 ALPHA_RULES = ("exact", "approx")
 
