@@ -41,8 +41,10 @@ def workload_values(space, workload: dict | None, processes: int | None) -> tupl
     A value that is not a level becomes the nearest level (numbers) and is
     noted; parameters the workload does not describe are left out.
     """
-    values, notes = {}, []
+    values: dict[str, Any] = {}
+    notes: list[str] = []
     described = dict(workload or {})
+    value: Any
     for parameter in space.workload_parameters:
         if parameter.name == "processes" and processes is not None and workload is None:
             value = processes
@@ -157,9 +159,10 @@ def choose_configuration(study: StoredStudy, workload: dict | None = None, proce
         return Choice(space.configuration(fastest.config), "runs",
                       f"fastest of the {len(ran)} configurations this command ran with: "
                       + _measure_words(measure).format(fastest.mean_time) + f" over {fastest.n} run(s)", notes)
-    decisions = [d for d in decide_all(space, trials) if _matches(d.best, values)]
-    if decisions:
-        best = min(decisions, key=lambda d: d.best_time)
+    decisions = [d for d in decide_all(space, trials) if d.best is not None and _matches(d.best, values)]
+    timed = [(d.best_time, d) for d in decisions if d.best_time is not None]
+    if timed:
+        best = min(timed, key=lambda pair: pair[0])[1]
         return Choice(space.configuration(best.best), "measured",
                       f"best measured: mean I/O time {best.best_time:.4g} s over {best.runs} repeat(s); "
                       f"{best.message}", notes + best.notes)
@@ -168,7 +171,7 @@ def choose_configuration(study: StoredStudy, workload: dict | None = None, proce
         decision = decide(space, measured, workload)
     except IotuneError as error:
         decision, notes = None, notes + [str(error)]
-    if decision is not None and decision.basis == "transfer":
+    if decision is not None and decision.basis == "transfer" and decision.best is not None:
         return Choice(space.configuration({**workload, **decision.best}), "predicted", decision.message, notes)
     why = decision.message if decision is not None else "no measurement for this workload"
     advice = f"; {decision.advice}" if decision is not None and decision.advice else ""

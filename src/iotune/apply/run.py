@@ -107,7 +107,7 @@ def run_command(study: StoredStudy, command: list[str], workload: dict | None = 
     if layout and output_dir is None:
         layout_warnings.append(f"the layout {layout} was not applied: give --output-dir, the directory where the "
                                "application creates its files")
-    elif layout:
+    elif layout and output_dir is not None:
         from iotune.fslayout import apply_to_directory
 
         in_effect = apply_to_directory(Path(output_dir), layout)  # LayoutError: one line, before anything runs
@@ -128,7 +128,7 @@ def run_command(study: StoredStudy, command: list[str], workload: dict | None = 
         raise IotuneError(f"cannot run {command[0]!r}: {exc.strerror}") from None
     measurement = execution.measurement(command, {"choice": choice.how, "reason": choice.reason, **layout_extra})
     store.finish_trial(trial_id, measurement)
+    measure_error = [measurement.error] if execution.returncode == 0 and measurement.error else []
     return RunResult(choice, execution.applied, execution.returncode, execution.wall_seconds, execution.bytes,
-                     trial_id, execution.darshan_log, [*layout_warnings, *execution.warnings] + ([measurement.error] if (
-                         execution.returncode == 0 and measurement.error) else []),
+                     trial_id, execution.darshan_log, [*layout_warnings, *execution.warnings, *measure_error],
                      execution.source, measurement.io_seconds if measurement.phases else None, execution.metric_value)
