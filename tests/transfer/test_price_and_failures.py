@@ -33,9 +33,24 @@ def test_a_prior_in_cost_is_divided_by_its_price_through_a_function():
     prior = Prior(labels, rows, cost, np.zeros(10, dtype=bool))
     tuner = TransferTuner(candidates, prior, price=price_of)
     assert tuner.prior.level == pytest.approx(np.log(time))
-    # the warm start ranks by cost: the time optimum (4) is not the cost optimum (1)
     best_cost = int(np.argmin((time * price_of(candidates)).mean(axis=0)))
-    assert tuner.suggest([]) == [best_cost]
+    assert best_cost == 0
+    # ranked by cost, the warm start would begin at the other workloads' cost optimum (0)
+    assert TransferTuner(candidates, prior, price=price_of, warm_price=1.0).suggest([]) == [best_cost]
+
+
+def test_the_warm_start_under_a_price_is_the_other_workloads_time_winner_then_the_price_steers():
+    candidates = line(5)
+    price_of = lambda rows: 1.0 + np.asarray(rows)[:, 0]  # noqa: E731
+    time = np.array([[5.0, 3.0, 2.0, 1.5, 1.2], [6.0, 3.5, 2.5, 1.6, 1.3]])
+    prior = Prior(np.repeat([0, 1], 5), np.vstack([candidates, candidates]),
+                  (time * price_of(candidates)).ravel(), np.zeros(10, dtype=bool))
+    tuner = TransferTuner(candidates, prior, price=price_of, warm_start=1, noise=0.01)
+    # the other workloads' time winner (4) locates the target's region; their cost winners are isolated points
+    assert tuner.suggest([]) == [4]
+    # the target scales like them: after one run the model adds the known price and goes to the cheap end
+    target = np.array([5.5, 3.2, 2.2, 1.55, 1.25]) * price_of(candidates)
+    assert tuner.suggest([(4, float(target[4]))]) == [0]
 
 
 def test_bad_prices_are_one_clear_error():
