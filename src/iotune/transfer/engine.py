@@ -217,8 +217,8 @@ class TransferTuner:
         ``agreement_below``, or the target fails more often than it said), so a
         GP on the target's own runs chooses; ``broad``: the budget allows
         exploring (every other run from ``explore_after`` runs on, expected
-        improvement with the model's uncertainty widened ``broad_spread`` times); ``failing``: every run so far failed, so the next run
-        goes to the region farthest from the failures; ``space``: no prior."""
+        improvement with the model's uncertainty widened ``broad_spread`` times); ``failing``: every run so far
+        failed, so the next run goes to the region farthest from the failures; ``space``: no prior."""
         return self._regime(self._summarise(list(observations)))
 
     def ruled_out(self, observations=()) -> np.ndarray:
@@ -399,7 +399,8 @@ class TransferTuner:
         return float(np.mean(errors))
 
     def _regime(self, summary: Summary) -> str:
-        if self.prior.workloads == 0:
+        consensus = self._consensus  # None exactly when there is no prior workload
+        if self.prior.workloads == 0 or consensus is None:
             return "space"
         if summary.failed and len(summary.measured) == 0 and len(summary.failed) >= 2:
             return "failing"
@@ -410,7 +411,7 @@ class TransferTuner:
         if self._failing_more(summary):
             return "explore"
         values = summary.mean + self._offset[summary.measured]
-        rho = evidence.agreement(self._consensus[summary.measured], values)
+        rho = evidence.agreement(consensus[summary.measured], values)
         # a ranking of near-ties says nothing: only runs that differ by more than the prior's misfit and
         # the runs' noise count
         margin = self._misfit() + 2.0 * self._noise(summary)
@@ -527,8 +528,7 @@ class TransferTuner:
         if not ok.any() or (repeated.any() and np.nanmax(summary.var[repeated]) < 1e-12):
             return None  # none, or re-runs have given the very same values: nothing is learnt by another
         cost = summary.mean + self._offset[summary.measured]
-        order = np.argsort(np.where(ok, cost, np.inf), kind="stable")
-        order = [i for i in order if ok[i]]
+        order = [i for i in np.argsort(np.where(ok, cost, np.inf), kind="stable") if ok[i]]
         if len(order) < 2:
             return None
         a, b = order[0], order[1]

@@ -63,7 +63,7 @@ def time_bound(level: np.ndarray, failed: np.ndarray, measured: np.ndarray, time
     if len(measured) == 0 or len(level) == 0:
         return bound
     usable = ~failed
-    for m, y in zip(np.asarray(measured, dtype=int), np.asarray(times, dtype=float)):
+    for m, y in zip(np.asarray(measured, dtype=int), np.asarray(times, dtype=float), strict=True):
         both = usable & usable[:, [m]]
         change = np.where(both, level - level[:, [m]], np.inf)
         fastest = change.min(axis=0)

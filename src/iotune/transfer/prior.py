@@ -39,7 +39,8 @@ class Prior:
         configurations = np.asarray(self.configurations, dtype=float)
         m = len(configurations)
         if configurations.ndim != 2:
-            raise TransferError(f"prior configurations must be a 2-D array of feature rows, got shape {configurations.shape}")
+            raise TransferError("prior configurations must be a 2-D array of feature rows, "
+                                f"got shape {configurations.shape}")
         workloads = np.asarray(self.workloads).reshape(-1)
         values = np.asarray(self.values, dtype=float).reshape(-1)
         failed = np.asarray(self.failed, dtype=bool).reshape(-1)
@@ -200,7 +201,7 @@ def _misfit(level: np.ndarray, shape: np.ndarray, failed: np.ndarray) -> float |
 
 
 def _unique(labels: np.ndarray) -> list:
-    seen = {}
+    seen: dict = {}
     for label in labels.tolist():
         seen.setdefault(label, None)
     return list(seen)
