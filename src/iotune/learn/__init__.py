@@ -7,6 +7,7 @@ rules and importances per parameter.  ``train``, ``evaluate`` and ``explain``
 load scikit-learn, so they are imported when first used.
 """
 
+from iotune.lazy import lazy_exports
 from iotune.learn.dataset import Dataset
 from iotune.learn.errors import LearningError
 from iotune.learn.model import TARGETS, TrainedModel
@@ -22,12 +23,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'iotune.learn' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = ["EVALUATED", "TARGETS", "Dataset", "Explanation", "LearningError", "PredictorScore", "TrainedModel",

@@ -5,7 +5,7 @@ scikit-learn and scipy (seconds to import), which reading a study's repeats
 does not.
 """
 
-from importlib import import_module
+from iotune.lazy import lazy_exports
 
 _EXPORTS = {
     "DelaunayInterpolator": "iotune.learn.estimators.delaunay", "LinearShepard": "iotune.learn.estimators.lsp",
@@ -23,8 +23,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'iotune.variability' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
