@@ -6,22 +6,14 @@ else lists them.  Adding a file system (BeeGFS, GPFS) is its module here and its
 
 from __future__ import annotations
 
-import pkgutil
-from importlib import import_module
 from pathlib import Path
 
+from iotune.declared import declared
 from iotune.fslayout.base import LayoutDriver, LayoutError, file_system_of
 
 
 def _discover() -> tuple[LayoutDriver, ...]:
-    package = import_module("iotune.fslayout")
-    found = []
-    for module in pkgutil.iter_modules(package.__path__):
-        if module.name in ("base", "drivers") or module.name.startswith("_"):
-            continue
-        driver = getattr(import_module(f"iotune.fslayout.{module.name}"), "DRIVER", None)
-        if isinstance(driver, LayoutDriver):
-            found.append(driver)
+    found = declared("iotune.fslayout", "DRIVER", LayoutDriver, skip=("base", "drivers"))
     return tuple(sorted(found, key=lambda driver: driver.name))
 
 

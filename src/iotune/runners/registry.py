@@ -8,26 +8,18 @@ Runner modules import their heavy parts (MPI, testbeds, the replay table's reade
 from __future__ import annotations
 
 import math
-import pkgutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import replace
-from importlib import import_module
 from pathlib import Path
 
+from iotune.declared import declared
 from iotune.errors import IotuneError
 from iotune.runners.base import RunnerKind, RunnerOptions
 
 
 def _discover() -> dict[str, RunnerKind]:
-    package = import_module("iotune.runners")
-    found: list[RunnerKind] = []
-    for module in pkgutil.iter_modules(package.__path__):
-        if module.name in ("base", "registry") or module.name.startswith("_"):
-            continue
-        kind = getattr(import_module(f"iotune.runners.{module.name}"), "KIND", None)
-        if isinstance(kind, RunnerKind):
-            found.append(kind)
+    found: list[RunnerKind] = declared("iotune.runners", "KIND", RunnerKind, skip=("base", "registry"))
     found.sort(key=lambda kind: (not kind.default, kind.name))
     return {kind.name: kind for kind in found}
 
