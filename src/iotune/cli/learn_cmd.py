@@ -76,10 +76,11 @@ def train(study: str = STUDY,
             for metric in in_sample]
     terminal.emit(["metric", "in-sample", f"cv ({model.metrics['cv_folds']} folds)"], rows, fmt,
                   title=f"{model.predictor_name} on {model.target}",
-                  records=[{"model": model.name, "id": model_id, "study": model.study, "predictor": model.predictor_name,
-                            "target": model.target, "samples": model.n_samples, "dropped": dropped,
-                            "data_hash": model.data_hash, "metrics": model.metrics,
-                            "metric_units": metric_units(model.target), "worse_than_mean": worse_than_mean(model) is not None}])
+                  records=[{"model": model.name, "id": model_id, "study": model.study,
+                            "predictor": model.predictor_name, "target": model.target, "samples": model.n_samples,
+                            "dropped": dropped, "data_hash": model.data_hash, "metrics": model.metrics,
+                            "metric_units": metric_units(model.target),
+                            "worse_than_mean": worse_than_mean(model) is not None}])
     terminal.success(f"saved model {model.name!r} (id {model_id}) in study {model.study}")
     warning = worse_than_mean(model)
     if warning:
@@ -143,7 +144,7 @@ def explain(study: str = STUDY,
         terminal.emit(["parameter", "forest_importance", "cart_importance"], explanation.importances, fmt,
                       records=[{"study": explanation.study, "target": explanation.target, "model": explanation.model,
                                 "rules": explanation.rules, "most_important": explanation.most_important(),
-                                "importances": [dict(zip(["parameter", "forest", "cart"], r))
+                                "importances": [dict(zip(["parameter", "forest", "cart"], r, strict=True))
                                                 for r in explanation.importances]}] if fmt == "json" else None)
         return
     terminal.out.print(f"CART rules for {explanation.target} (pruned tree, depth <= 4 shown):", markup=False)

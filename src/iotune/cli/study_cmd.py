@@ -43,7 +43,7 @@ def history(study: str = NAME, db: str = DB, fmt: str = FORMAT) -> None:
         trials = sorted(store.trials(study=study), key=lambda t: (t.started_at or "~", t.id))
     columns, rows = trial_table(trials, {record.name: record.space})
     best, shown = None, []
-    for number, (trial, row) in enumerate(zip(trials, rows)):
+    for number, (trial, row) in enumerate(zip(trials, rows, strict=True)):
         if trial.state == "COMPLETE" and trial.phases:
             seconds = io_seconds(trial.phases)
             best = seconds if best is None else min(best, seconds)

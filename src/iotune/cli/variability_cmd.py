@@ -7,7 +7,8 @@ import typer
 from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 
-app = typer.Typer(help="Run-to-run variability: maps, Table-2 evaluation, runs needed (MOANA: Cameron et al. 2019, paper 003).",
+app = typer.Typer(help="Run-to-run variability: maps, Table-2 evaluation, runs needed "
+                       "(MOANA: Cameron et al. 2019, paper 003).",
                   no_args_is_help=True)
 
 STUDY = typer.Option(None, "--study", "-s", help="Study whose repeated runs to analyse (required).")
@@ -57,7 +58,7 @@ def map_(study: str = STUDY, target: str = TARGET,
     columns = ["configuration", "n", "mean_s", "std_s", "cv", "q05_s", "q50_s", "q95_s", "bimodality", "bimodal",
                f"map_{target}"]
     rows, records = [], []
-    for config, key, times, guess in zip(repeats.configs, repeats.config_keys, repeats.times, predicted):
+    for config, key, times, guess in zip(repeats.configs, repeats.config_keys, repeats.times, predicted, strict=True):
         s = describe(times)
         rows.append([_describe_config(repeats.space, config), s.n, _number(s.mean), _number(s.std), _number(s.cv),
                      _number(s.q05), _number(s.q50), _number(s.q95), _number(s.bimodality),
@@ -65,7 +66,8 @@ def map_(study: str = STUDY, target: str = TARGET,
         records.append({"config_key": key, "config": config, **s.to_dict(), f"map_{target}": float(guess)})
     terminal.emit(columns, rows, fmt, title=f"study {repeats.study}: spread of the runs (seconds)",
                   records=records if fmt == "json" else None)
-    terminal.info(f"{predictor} map of {target}: {len(fitted.maps_)} map(s) over {', '.join(fitted.coordinates_) or 'no coordinate'}; "
+    over = ", ".join(fitted.coordinates_) or "no coordinate"
+    terminal.info(f"{predictor} map of {target}: {len(fitted.maps_)} map(s) over {over}; "
                   f"in-sample average relative error (ARE) {fitted.in_sample_are_:.2%}; "
                   f"{sum(1 for r in records if r['bimodal'])} bimodal configuration(s) (Sarle b > 5/9)")
 
@@ -75,7 +77,8 @@ def evaluate(study: str = STUDY, target: str = TARGET,
              repeats: int = typer.Option(200, "--repeats", "-B", help="Random splits per training proportion."),
              seed: int = typer.Option(0, "--seed", help="Seed of the random splits."),
              per_category: bool = PER_CATEGORY, db: str = DB, fmt: str = FORMAT) -> None:
-    """Table 2 of MOANA (Cameron et al. 2019, paper 003): average relative error (ARE) of lsp, mars, delaunay and linear maps against the training share."""
+    """Table 2 of MOANA (Cameron et al. 2019, paper 003): average relative error (ARE) of lsp, mars, delaunay and
+    linear maps against the training share."""
     from iotune.learn.registry import VARIABILITY as PREDICTORS
 
     check_format(fmt)
@@ -112,13 +115,13 @@ def plan(study: str = STUDY,
     columns = ["configuration", "n", "mean_s", "t_rel_half_width", "boot_rel_half_width", "runs_needed",
                "extra_runs", "extra_s"]
     rows, records = [], []
-    for config, key, times in zip(data.configs, data.config_keys, data.times):
+    for config, key, times in zip(data.configs, data.config_keys, data.times, strict=True):
         p = planner.plan(times)
         row = [_describe_config(data.space, config), p.n, _number(p.mean_seconds),
                _number(p.t_interval.relative_half_width), _number(p.bootstrap_interval.relative_half_width),
                p.runs_needed, p.extra_runs, _number(p.extra_seconds, 2)]
         rows.append(row)
-        records.append({"config_key": key, "config": config, **dict(zip(columns[1:], row[1:]))})
+        records.append({"config_key": key, "config": config, **dict(zip(columns[1:], row[1:], strict=True))})
     terminal = Terminal()
     terminal.emit(columns, rows, fmt, title=f"study {data.study}: runs for +/-{rel_width:.1%} at {confidence:.0%}",
                   records=records if fmt == "json" else None)

@@ -3,8 +3,8 @@
 Paper 000 Sec. 5: "the CART tree ... can also help users to understand the
 relative importance of input parameters".  The rules are scikit-learn's
 ``export_text`` of the pruned tree with the encoder's feature names (at most
-``MAX_DEPTH`` levels of conditions shown; deeper branches say "truncated").  Importances are impurity-based (they sum to 1)
-and the columns of one parameter (one-hot levels, ``:active``) are summed.
+``MAX_DEPTH`` levels of conditions shown; deeper branches say "truncated").  Importances are impurity-based
+(they sum to 1) and the columns of one parameter (one-hot levels, ``:active``) are summed.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def parameter_of(feature: str) -> str:
 def per_parameter(space, feature_names, importances) -> dict[str, float]:
     """Column importances summed per parameter, in the space's order (zero for unused parameters)."""
     totals = dict.fromkeys((p.name for p in space.parameters), 0.0)
-    for feature, value in zip(feature_names, importances):
+    for feature, value in zip(feature_names, importances, strict=True):
         totals[parameter_of(feature)] += float(value)
     return totals
 

@@ -123,4 +123,4 @@ def workload_regret(name: str, dataset, k: int = 3, seed: int = 0, **params) -> 
         top1.append(regret.top1[0])
         topk.append(regret.topk[0])
     return dict(zip(keys, (float(np.mean(top1)), float(np.max(top1)), float(np.mean(topk)),
-                           float(np.max(topk)), int(labels.size))))
+                           float(np.max(topk)), int(labels.size)), strict=True))

@@ -155,7 +155,7 @@ def draw_timeline(figure: Figure):
     done = [(r[o["x"]], r[o["y"]]) for r in t.records() if r[o["y"]] is not None]
     failed = [r[o["x"]] for r in t.records() if r[o["y"]] is None]
     if done:
-        x, y = zip(*done)
+        x, y = zip(*done, strict=True)
         ax.scatter(x, y, s=9, color=BLUE, alpha=0.7, linewidths=0, label="completed trial",
                    rasterized=len(done) > RASTER_POINTS)
         _log_if_wide(ax, "y", y)
@@ -339,7 +339,8 @@ def draw_bars(figure: Figure):
     fig = _new(8.0, 0.3 * len(labels) * len(o["series"]) + 1.0)
     ax = fig.add_subplot()
     height = 0.8 / len(o["series"])
-    for i, (series, colour) in enumerate(zip(o["series"], (BLUE, ORANGE, GREY))):
+    # the palette bounds the series drawn: strict=False keeps the old behaviour of dropping any beyond it
+    for i, (series, colour) in enumerate(zip(o["series"], (BLUE, ORANGE, GREY), strict=False)):
         y = np.arange(len(labels)) + (i - (len(o["series"]) - 1) / 2) * height
         ax.barh(y, t.column(series), height=height, color=colour, label=series, zorder=3)
     ax.set_yticks(range(len(labels)))
@@ -362,7 +363,8 @@ def draw_histogram(figure: Figure):
         ax = fig.add_subplot(len(panels), 1, p + 1)
         x = np.arange(len(rows))
         width = 0.8 / len(o["series"])
-        for i, (series, colour) in enumerate(zip(o["series"], (BLUE, ORANGE))):
+        # the palette bounds the series drawn, as above
+        for i, (series, colour) in enumerate(zip(o["series"], (BLUE, ORANGE), strict=False)):
             ax.bar(x + (i - (len(o["series"]) - 1) / 2) * width, [r[series] for r in rows], width=width,
                    color=colour, label=series, zorder=3)
         ax.set_xticks(x)

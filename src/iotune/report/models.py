@@ -92,7 +92,7 @@ def quality(dataset, predictors=PREDICTORS, folds: int = FOLDS, seed: int = SEED
         base = errors(dataset.y, reference)
         rows.append((label, e["mae"], e["rmse"], e["median_relative_error_pct"], e["r2"], base["rmse"],
                      verdict(e, base)))
-        points += [(label, float(m), float(p)) for m, p in zip(dataset.y, predicted)]
+        points += [(label, float(m), float(p)) for m, p in zip(dataset.y, predicted, strict=True)]
     if reference is not None:
         base = errors(dataset.y, reference)
         rows.append(("the training folds' mean (reference)", base["mae"], base["rmse"],

@@ -98,7 +98,8 @@ def performance_section(data) -> Section:
         rows, dropped, workloads_dropped = phase_table(data, phase)
         caption = (f"{phase.capitalize()} phase: each dot is one repeat, the bar the mean; configurations are "
                    "sorted fastest first within each workload (bold headings); the default configuration is drawn "
-                   "in orange and marked (default). Bandwidth is the phase's bytes over its seconds (MiB/s, 2^20 bytes per s).")
+                   "in orange and marked (default). Bandwidth is the phase's bytes over its seconds "
+                   "(MiB/s, 2^20 bytes per s).")
         if dropped:
             caption += (f" {dropped} configurations are left out (the fastest, the default and the slowest "
                         "of each workload are drawn; `iotune export` gives every trial).")

@@ -54,7 +54,7 @@ def space_workloads(space, limit: int) -> list[dict] | None:
     found: dict[str, dict] = {}
     for levels in itertools.product(*(p.levels for p in parameters)):
         try:
-            configuration = space.configuration(dict(zip((p.name for p in parameters), levels)))
+            configuration = space.configuration(dict(zip((p.name for p in parameters), levels, strict=True)))
         except SpaceError:
             continue
         found.setdefault(configuration.workload_key,

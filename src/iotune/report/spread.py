@@ -72,7 +72,7 @@ def spread_table(repeats: Repeats, predicted: np.ndarray | None) -> Table:
     """One row per configuration with 2+ runs, the most variable (cv) first: runs, mean, sd, cv, quantiles,
     bimodality, the map's held-out sd and the repeats needed."""
     rows = []
-    for i, (config, times) in enumerate(zip(repeats.configs, repeats.times)):
+    for i, (config, times) in enumerate(zip(repeats.configs, repeats.times, strict=True)):
         s = describe(times)
         needed = runs_needed(times, REL_HALF_WIDTH, CONFIDENCE) if s.mean > 0 else None
         rows.append((label_of(repeats.space, config), s.n, s.mean, s.std, 100 * s.cv, s.q05, s.q95,
@@ -131,7 +131,7 @@ def spread_section(data) -> Section:
         "dotted lines mark a constant coefficient of variation; bimodal configurations are ringed.",
         {"x": "mean I/O time (s)", "y": "sd (s)", "bimodal": "bimodal"}))
     if predicted is not None:
-        held = [(m, p) for m, p in zip(spread.column("sd (s)"), spread.column("map's held-out sd (s)"))
+        held = [(m, p) for m, p in zip(spread.column("sd (s)"), spread.column("map's held-out sd (s)"), strict=True)
                 if p is not None]
         sds = [float(t.std(ddof=1)) for t in repeats.times]
         error, baseline = are(sds, predicted), are(sds, reference)
@@ -154,7 +154,7 @@ def spread_section(data) -> Section:
     needed = needed_table(spread)
     section.tables.append(needed)
     short = [(n, r, m) for n, r, m in zip(spread.column("runs needed for ±5%"), spread.column("runs"),
-                                         spread.column("mean I/O time (s)")) if n is not None and n > r]
+                                         spread.column("mean I/O time (s)"), strict=True) if n is not None and n > r]
     if short:
         extra_runs = sum(n - r for n, r, _ in short)
         extra_s = sum((n - r) * m for n, r, m in short)

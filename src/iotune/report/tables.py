@@ -42,7 +42,7 @@ class Table:
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per row."""
-        return [dict(zip(self.columns, row)) for row in self.rows]
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
     def to_csv(self) -> str:
         """CSV text with a header row; floats in full precision, None and NaN as empty fields."""

@@ -56,7 +56,7 @@ def pb_guided_configurations(space: Space, ranking: Sequence[str], budget: int, 
         others = [level for level in parameter.levels if level != parameter.default]
         size = math.prod(len(p.levels) for p in before) * len(others)
         if size <= ENUMERATE_LIMIT:
-            stage = [dict(zip([p.name for p in before], combo), **{parameter.name: level})
+            stage = [dict(zip([p.name for p in before], combo, strict=True), **{parameter.name: level})
                      for combo in itertools.product(*(p.levels for p in before)) for level in others]
             if size > budget - len(chosen):
                 rng.shuffle(stage)

@@ -88,7 +88,7 @@ def build_design(space: Space, factors: list[Factor], benchmark: Mapping | None 
 def _rows(space, factors, matrix, benchmark, stop_after: int | None = None):
     rows, invalid = [], []
     for index, signs in enumerate(matrix):
-        mapping = {factor.name: factor.value(sign) for factor, sign in zip(factors, signs)}
+        mapping = {factor.name: factor.value(sign) for factor, sign in zip(factors, signs, strict=True)}
         try:
             configuration = space.configuration(mapping)
             if benchmark is not None:
@@ -107,7 +107,7 @@ def _advice(space, factors, matrix, benchmark, bad: int) -> str:
     if found is None:
         return ("no other low/high levels make every row valid; loosen the rule, or screen fewer parameters "
                 "(--system-only, or give them one level)")
-    changed = {f.name: f for f, old in zip(found, factors) if f != old}
+    changed = {f.name: f for f, old in zip(found, factors, strict=True) if f != old}
     text = ", ".join(f"{name}: [{space.parameter(name).format(f.low)}, {space.parameter(name).format(f.high)}]"
                      for name, f in changed.items())
     return f"these levels make every row valid: add to the spec  screening: {{levels: {{{text}}}}}"

@@ -61,7 +61,7 @@ class Coordinates:
         self._encoder = space.encoder("ordinal" if per_category else "onehot")
         names = self._encoder.feature_names
         self._columns = np.array([name not in self.categorical for name in names], dtype=bool)
-        self.names = tuple(n for n, keep in zip(names, self._columns) if keep)
+        self.names = tuple(n for n, keep in zip(names, self._columns, strict=True) if keep)
 
     def category(self, config) -> tuple:
         """The map a configuration belongs to: ((name, value), ...) of its categorical parameters."""
