@@ -106,7 +106,8 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         loaded = load_spec(spec)
         loaded.check_runnable()
         _check_candidates(_with_levels(loaded, values)[0], values, seed)
-    with Store(db, create=not command) as store:  # an application is tuned in the space of a study already stored
+    # an application is tuned in the space of a study already stored; prior studies must be stored already too
+    with Store(db, create=not command and not prior) as store:
         if command:
             if study is None:
                 raise IotuneError("tuning a command needs --study: the study whose space and measurements to use")
