@@ -27,7 +27,7 @@ from iotune.workload import Workload, WorkloadError
 LIBRARIES = {"H5F": "HDF5", "H5D": "HDF5", "PNETCDF_FILE": "PnetCDF", "PNETCDF_VAR": "PnetCDF"}
 FILE_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS", "DAOS")
 # Regions of the log every profile reads, besides the modules of darshan_warnings.USED_MODULES.
-READ_REGIONS = ("job data", "name records", "layout", "compression type")
+READ_REGIONS = ("job", "file-name", "layout", "compression type")
 TIMEOUT = 120.0
 
 
@@ -74,7 +74,7 @@ def read_darshan(path: str | Path, timeout: float = TIMEOUT) -> dict:
 
 def _said(region: str, complaints: list[str]) -> bool:
     """Whether pydarshan's complaints already name ``region`` (its words: "module POSIX data", "job data")."""
-    words = {"job data": "job data", "name records": "name"}.get(region, f" {region} ")
+    words = {"job": "job data", "file-name": "name"}.get(region, f" {region} ")
     return any(words in line for line in complaints)
 
 
