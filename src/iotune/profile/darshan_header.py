@@ -103,7 +103,9 @@ def parse_header(data: bytes, source: str = "<log>") -> DarshanHeader:
     # a module id the format does not define has neither data nor a version in a log Darshan wrote
     undefined = [slot for slot in range(len(names), slots)
                  if versions[slot] or maps[2 + 2 * slot] or maps[3 + 2 * slot]]
-    regions = [("job", header_bytes, maps[0] - header_bytes), ("file-name", maps[0], maps[1])]
+    # the job data starts where the header ends (checked on logs of formats 3.21 and 3.41; not assumed before)
+    regions = [("job", header_bytes, maps[0] - header_bytes)] if float(version) >= 3.2 else []
+    regions.append(("file-name", maps[0], maps[1]))
     module_maps = zip(maps[2::2], maps[3::2], strict=True)
     regions += [(names[slot], offset, length) for slot, (offset, length) in enumerate(module_maps)
                 if length and slot < len(names)]

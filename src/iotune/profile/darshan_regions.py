@@ -7,9 +7,9 @@ or in bytes that still inflate to plausible counters is read without a word
 Every region is checked here in full instead: the job data (from the end of
 the header to the first mapped region), the name records and each module's
 records (darshan-log-format.h's ``name_map`` and ``mod_map``).  A region is
-one or more complete compressed streams (one per rank that wrote its part,
-darshan-logutils.c's ``darshan_log_libz_read`` restarts after each end of
-stream); the regions follow each other and end where the file ends.
+one or more complete compressed streams (one per rank that wrote its part: the
+HEATMAP region of the vendored 16-process IOR log holds 16, which pydarshan
+reads); the regions follow each other and end where the file ends.
 """
 
 from __future__ import annotations
