@@ -40,6 +40,9 @@ def _damage(data: bytes, how: str, *args) -> bytes:
         return data[:start] + bytes(min(length, max(0, len(data) - start))) + data[start + length:]
     if how == "flip":
         return data[:args[0]] + bytes([data[args[0]] ^ 0xFF]) + data[args[0] + 1:]
+    if how == "flip64":  # 64 bytes inverted from a fraction of the file on (1.0: its last 64)
+        start = min(int(len(data) * args[0]), len(data) - 64)
+        return data[:start] + bytes(b ^ 0xFF for b in data[start:start + 64]) + data[start + 64:]
     if how == "swap-head":
         return data[64:] + data[:64]
     raise ValueError(how)
@@ -197,6 +200,7 @@ def check(case, result) -> None:
     lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("warning: ")]
     if case.code == 0:  # damage the format cannot notice: the normal output, and no error line
         assert result["stdout"].strip() and not any(line.startswith("error:") for line in lines), stderr
+        assert case.fragment in stderr, stderr  # what the damage is said in, when the case names it
         return
     assert len(lines) == 1 and lines[0].startswith("error: "), stderr
     assert case.fragment in lines[0]
