@@ -58,13 +58,14 @@ def _quiet_main(argv: list[str]) -> int:
 def sources(tmp_path_factory) -> dict:
     """The valid files the cases damage: a trained store, a foreign SQLite file, an export (JSON, CSV), IOR JSON."""
     from iotune.store import Store
+    from iotune.store.exchange import export
     from tests.learn import synthetic
 
     root = tmp_path_factory.mktemp("sources")
     with Store(root / "trained.db") as store:
         synthetic.build_study(store, repeats=1)
-        store.export(root / "export.json", study="synth")
-        store.export(root / "export.csv", fmt="csv", study="synth")
+        export(store, root / "export.json", study="synth")
+        export(store, root / "export.csv", fmt="csv", study="synth")
         _measured_study(store)
     _quiet_main(["train", "-s", "tuned", "--predictor", "cart", "--db", str(root / "trained.db")])
     with sqlite3.connect(root / "foreign.db") as conn:
