@@ -125,7 +125,43 @@ def _content(recipe, sources: dict) -> bytes:
         writer.writeheader()
         writer.writerows(rows)
         return out.getvalue().encode()
+    if kind == "large-export":
+        return _large_export(sources, *args)
     raise ValueError(kind)
+
+
+LARGE = 20 << 20
+"""Bytes of a large export: above ``exchange.STREAM_ABOVE``, so it is read a trial at a time, as a 480 MiB one is."""
+
+
+def _large_export(sources: dict, fmt: str, damage: str) -> bytes:
+    """The study's export grown to LARGE bytes (its trials repeated under new uids and repeats), then damaged."""
+    if fmt == "json":
+        document = json.loads(json.dumps(sources["export"]))
+        study = document["studies"][0]
+        model = study["trials"]
+        count = LARGE // len(json.dumps(model[0])) + 1
+        study["trials"] = [dict(model[n % len(model)], uid=f"{n:032x}", repeat=n) for n in range(count)]
+        if damage == "bad-last":
+            study["trials"][-1] = json.loads(json.dumps(study["trials"][-1]))
+            study["trials"][-1]["measurements"][0]["seconds"] = -1
+        if damage == "trials-first":
+            document["studies"][0] = {"trials": study.pop("trials"), **study}
+        data = export_text(document).encode()
+        return data[:len(data) * 3 // 4] if damage == "cut" else data + b" []" if damage == "trailing" else data
+    rows = sources["csv"]
+    count = LARGE // len("\n".join(",".join(map(str, row.values())) for row in rows)) + 1
+    grown = [{**row, "trial_uid": f"{n:08x}{row['trial_uid'][8:]}", "repeat": n,
+              **({k: "" for k in row if k.startswith("study_")} if n else {})} for n in range(count) for row in rows]
+    if damage == "bad-last":
+        grown[-1] = {**grown[-1], "seconds": "-5"}
+    if damage == "apart":  # the first trial's first row again, at the end
+        grown.append(dict(grown[0]))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(grown)
+    return out.getvalue().encode()
 
 
 def _digests(directory: Path) -> dict[str, str]:

@@ -7,8 +7,7 @@ import inspect
 
 import pytest
 
-from iotune.store import Storage, Store
-from iotune.store import exchange
+from iotune.store import Storage, Store, exchange
 from iotune.store.base import BulkImport
 
 

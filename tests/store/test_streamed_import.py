@@ -8,11 +8,11 @@ import csv
 import json
 
 import pytest
+from tests.store.test_exchange import _comparable, _fill
 
 from iotune.errors import StoreError
 from iotune.store import exchange
 from iotune.store.exchange import export, import_file
-from tests.store.test_exchange import _comparable, _fill
 
 
 @pytest.fixture

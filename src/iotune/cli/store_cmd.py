@@ -66,8 +66,10 @@ def import_(path: Path = typer.Argument(..., help="An iotune export (JSON, CSV o
         raise IotuneError("--study names the study of a compact CSV and needs --spec (the spec it was measured "
                           "with); a full export carries its own study names")
     terminal = Terminal()
-    with Store(db) as store, terminal.progress(f"importing {path.name}", None) as bar:
-        report = exchange.import_file(store, path, spec=loaded, study=study, progress=_advancer(bar))
+    with Store(db) as store, terminal.progress(f"importing {path.name} (MiB read)", None) as bar:
+        advance = _advancer(bar)
+        report = exchange.import_file(store, path, spec=loaded, study=study,
+                                      progress=lambda done, total: advance(done >> 20, max(1, -(-total >> 20))))
     for name, sets in report.settings.items():
         for kind, label in (("hints", "MPI-IO hints"), ("env", "environment variables")):
             if sets[kind]:

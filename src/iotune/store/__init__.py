@@ -11,4 +11,5 @@ from iotune.store.records import TRIAL_STATES, ImportReport, ModelRecord, StudyR
 from iotune.store.schema import SCHEMA_VERSION
 from iotune.store.store import Store
 
-__all__ = ["SCHEMA_VERSION", "TRIAL_STATES", "ImportReport", "ModelRecord", "Storage", "Store", "StudyRecord", "TrialRecord"]
+__all__ = ["SCHEMA_VERSION", "TRIAL_STATES", "ImportReport", "ModelRecord", "Storage", "Store", "StudyRecord",
+           "TrialRecord"]

@@ -289,6 +289,7 @@ class _Import:
         self.seen: set[str] = set()
         self.repeats: dict[int, dict[str, set[int]]] = {}
         self.targets: dict[tuple, _Target] = {}
+        self.configurations: dict[tuple, tuple] = {}
         self.position, self.size = (lambda: 0), 0
 
     def fail(self, message: str) -> StoreError:
@@ -433,8 +434,7 @@ class _Import:
             # parameter of this study belongs to another.
             names = set() if space is None else {p.name for p in space.parameters}
             config = {k: v for k, v in config.items() if v is not None or k in names}
-        config, config_key, workload_key = checks.configuration(config, trial.get("config_key"),
-                                                                trial.get("workload_key"), space)
+        config, config_key, workload_key, config_json = self._configuration(target, config, trial)
         repeat = checks.count(trial.get("repeat"), "repeat", maximum=checks.MAX_REPEAT)
         phases = checks.phases(list(_items(trial.get("measurements") or [], "measurements")), "measurement")
         if state == "COMPLETE" and not phases:
@@ -472,7 +472,7 @@ class _Import:
             platform_id=platform_ids.get(platform),
             config_key=config_key,
             workload_key=workload_key,
-            config_json=queries.dumps(config, "configuration"),
+            config_json=config_json,
             repeat=repeat,
             state=state,
             benchmark_json=None if bench is None else queries.dumps(bench, "benchmark"),
@@ -481,6 +481,25 @@ class _Import:
         )))
         if len(self.pending) >= BATCH:
             self.flush()
+
+    def _configuration(self, target: _Target, config, trial: dict) -> tuple[dict, str, str, str]:
+        """The checked configuration, its keys and its JSON (``checks.configuration``), each distinct one checked
+        once: an export holds a configuration once per repeat, and checking it was a third of an import's time."""
+        try:
+            seen = (id(target), trial.get("config_key"), trial.get("workload_key"),
+                    tuple((k, type(v), v) for k, v in config.items()))
+            hash(seen)
+        except (AttributeError, TypeError):  # not a mapping of plain values: checks.configuration says what
+            seen = None
+        found = self.configurations.get(seen) if seen is not None else None
+        if found is None:
+            found = checks.configuration(config, trial.get("config_key"), trial.get("workload_key"), target.space)
+            found = (*found, queries.dumps(found[0], "configuration"))
+            if seen is not None:
+                if len(self.configurations) >= 4096:
+                    self.configurations.clear()
+                self.configurations[seen] = found
+        return found
 
     def flush(self) -> None:
         """Store the checked trials waiting in ``pending``: duplicates skipped, taken repeats renumbered, then

@@ -18,6 +18,7 @@ them; rows are read and imported as they come.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -93,21 +94,26 @@ def read_csv(handle: IO[str], path: Path) -> tuple[list[str], Iterator[dict]]:
     The header is checked before any row is read, so a file that is not an export is refused at once.
     """
     try:
-        reader = csv.DictReader(handle)
-        columns = reader.fieldnames
+        reader = csv.reader(handle)
+        columns = next(reader, None)
     except (UnicodeDecodeError, csv.Error) as exc:
         raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None
     if not columns or "trial_uid" not in columns:
         raise StoreError(f"{path} is not an iotune export (JSON, or CSV/Parquet rows with a trial_uid column)")
+    readers = [(name, _reader(name)) for name in columns]
 
     def rows() -> Iterator[dict]:
         try:
-            for number, row in enumerate(reader, start=2):
-                if None in row:
-                    raise StoreError(f"{path}: row {number} has more cells than the header")
-                if None in row.values():
-                    raise StoreError(f"{path}: row {number} has fewer cells than the header (the file was cut short?)")
-                yield _parse_csv_row(row)
+            for values in reader:
+                if not values:
+                    continue
+                if len(values) != len(readers):
+                    number = reader.line_num
+                    raise StoreError(f"{path}: row {number} has more cells than the header"
+                                     if len(values) > len(readers) else
+                                     f"{path}: row {number} has fewer cells than the header (the file was cut short?)")
+                yield {name: None if text == "" else text if read is None else read(text)
+                       for (name, read), text in zip(readers, values, strict=True)}
         except (UnicodeDecodeError, csv.Error) as exc:
             raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None
         if not _ends_with_line_break(path):
@@ -129,20 +135,19 @@ def _ends_with_line_break(path: Path) -> bool:
         return True
 
 
-def _parse_csv_row(row: dict) -> dict:
-    out = {}
-    for name, text in row.items():
-        if text is None or text == "":
-            out[name] = None
-        elif name in _INT_COLUMNS:
-            out[name] = int(text) if _NUMBER.match(text) else text
-        elif name in _FLOAT_COLUMNS:
-            out[name] = _float(text)
-        elif name.startswith("cfg."):
-            out[name] = _guess(text)
-        else:
-            out[name] = text
-    return out
+def _reader(name: str):
+    """How a CSV column's text is read back: None keeps it as text."""
+    if name in _INT_COLUMNS:
+        return _int
+    if name in _FLOAT_COLUMNS:
+        return _float
+    if name.startswith("cfg."):
+        return _guess
+    return None
+
+
+def _int(text: str):
+    return int(text) if _NUMBER.match(text) else text
 
 
 def _float(text: str):
@@ -152,6 +157,7 @@ def _float(text: str):
         return text
 
 
+@functools.lru_cache(maxsize=4096)  # a configuration's values come again on every row of its repeats
 def _guess(text: str):
     if text in ("True", "False"):
         return text == "True"
@@ -176,10 +182,10 @@ def rows_document(columns: list[str], rows: Iterable[dict], path: Path, spec=Non
     ``data/ground_truth/compact.py``) need the ``spec`` they were measured
     with; they become COMPLETE trials of study ``study`` (default: the spec's name).
     """
-    columns = set(columns)
-    compact = not {"study", "config_key", "state"} <= columns
+    names = set(columns)
+    compact = not {"study", "config_key", "state"} <= names
     if compact and spec is None:
-        absent = ", ".join(c for c in FULL_COLUMNS if c not in columns)
+        absent = ", ".join(c for c in FULL_COLUMNS if c not in names)
         raise StoreError(f"{path} has flat rows without the {absent} column(s) of an iotune export: if it is a "
                          "compact CSV (data/ground_truth/compact.py), import it with the spec it was measured "
                          f"with: iotune import {path.name} --spec SPEC.yaml [--study NAME]")

@@ -693,7 +693,7 @@ class _SqlBulkImport(BulkImport):
         return queries.insert_study(self.conn, **fields)
 
     def present(self, uids: list[str]) -> set[str]:
-        found = set()
+        found: set[str] = set()
         for start in range(0, len(uids), 500):
             found.update(self.conn.execute(sa.select(trials.c.uid).where(trials.c.uid.in_(uids[start:start + 500]))
                                            ).scalars())
@@ -707,7 +707,7 @@ class _SqlBulkImport(BulkImport):
         if not rows:
             return
         self.conn.execute(trials.insert(), rows)  # one executemany: a statement per trial made imports 10x slower
-        values = []
+        values: list[dict] = []
         added = list(phases)
         for start in range(0, len(added), 500):
             query = sa.select(trials.c.id, trials.c.uid).where(trials.c.uid.in_(added[start:start + 500]))
