@@ -293,6 +293,7 @@ EXPORTS += [
     Case("export-empty", ["import", "x.json", "--db", "s.db"], {"x.json": ""}),
     Case("export-directory", ["import", "adir", "--db", "s.db"], {"adir/.keep": ""}),
     Case("export-missing", ["import", "nothere.json", "--db", "s.db"], {}),
+    Case("export-fifo", ["import", "x.json", "--db", "s.db"], {"x.json": ("fifo",)}, "not a regular file"),
     Case("export-csv-garbage", ["import", "x.csv", "--db", "s.db"], {"x.csv": "a,b\n\"unclosed\n"}),
     Case("export-csv-header-only", ["import", "x.csv", "--db", "s.db"], {"x.csv": "study,config_key,phase\n"}),
     Case("export-csv-not-utf8", ["import", "x.csv", "--db", "s.db"], {"x.csv": b"study,phase\n\xff\xfe,\x00\n"}),

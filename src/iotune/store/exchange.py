@@ -245,6 +245,8 @@ def import_file(storage: Storage, path: str | os.PathLike, spec=None, study: str
     """
     path = Path(path)
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # before opening it: a FIFO nobody writes would block the open
+            raise StoreError(f"{path} is not a regular file; give an iotune export (JSON, CSV or Parquet)")
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
