@@ -40,6 +40,8 @@ class Case:
     fragment: str = ""
     code: int = 2
     slow: bool = False
+    timeout: int = 0
+    """Seconds the case may run, when not the suite's default."""
 
     @property
     def kind(self) -> str:
@@ -291,6 +293,7 @@ EXPORTS += [
     Case("export-empty", ["import", "x.json", "--db", "s.db"], {"x.json": ""}),
     Case("export-directory", ["import", "adir", "--db", "s.db"], {"adir/.keep": ""}),
     Case("export-missing", ["import", "nothere.json", "--db", "s.db"], {}),
+    Case("export-fifo", ["import", "x.json", "--db", "s.db"], {"x.json": ("fifo",)}, "not a regular file"),
     Case("export-csv-garbage", ["import", "x.csv", "--db", "s.db"], {"x.csv": "a,b\n\"unclosed\n"}),
     Case("export-csv-header-only", ["import", "x.csv", "--db", "s.db"], {"x.csv": "study,config_key,phase\n"}),
     Case("export-csv-not-utf8", ["import", "x.csv", "--db", "s.db"], {"x.csv": b"study,phase\n\xff\xfe,\x00\n"}),
@@ -299,6 +302,19 @@ EXPORTS += [
     Case("export-csv-compact-no-spec", ["import", "x.csv", "--db", "s.db"],
          {"x.csv": "trial_uid,phase,seconds,bytes,cfg.p\n1,write,1,1,1\n"}),
     Case("export-csv-bad-rows", ["import", "x.csv", "--db", "s.db"], {"x.csv": ("export-csv", "bad-seconds")}),
+    # exports of 17 MiB (JSON) and 4 MiB (CSV), read a trial at a time as a 480 MiB one is (issue 22, item 4)
+    Case("export-large-json-bad-last", ["import", "x.json", "--db", "s.db"],
+         {"x.json": ("large-export", "json", "bad-last")}, "seconds", slow=True, timeout=120),
+    Case("export-large-json-cut", ["import", "x.json", "--db", "s.db"], {"x.json": ("large-export", "json", "cut")},
+         "not valid JSON", slow=True, timeout=120),
+    Case("export-large-json-trailing", ["import", "x.json", "--db", "s.db"],
+         {"x.json": ("large-export", "json", "trailing")}, "not valid JSON", slow=True, timeout=120),
+    Case("export-large-json-trials-first", ["import", "x.json", "--db", "s.db"],
+         {"x.json": ("large-export", "json", "trials-first")}, "trials", slow=True, timeout=120),
+    Case("export-large-csv-bad-last", ["import", "x.csv", "--db", "s.db"],
+         {"x.csv": ("large-export", "csv", "bad-last")}, "seconds", slow=True, timeout=120),
+    Case("export-large-csv-apart", ["import", "x.csv", "--db", "s.db"], {"x.csv": ("large-export", "csv", "apart")},
+         "rows apart", slow=True, timeout=120),
     Case("export-parquet-fake", ["import", "x.parquet", "--db", "s.db"], {"x.parquet": b"PAR1" + b"\x00" * 64}),
     Case("export-import-sqlite-file", ["import", "x.db", "--db", "s.db"], {"x.db": ("setup", "trained.db")}),
 ]
