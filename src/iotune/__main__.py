@@ -1,5 +1,5 @@
 import sys
 
-from iotune.cli.app import main
+from iotune.cli.entry import main
 
 sys.exit(main())

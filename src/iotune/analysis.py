@@ -54,7 +54,8 @@ class ConfigurationStats:
             "std_time_s": self.std_time if self.n else None,
             "min_time_s": min(self.times) if self.n else None,
             "max_time_s": max(self.times) if self.n else None,
-            "mean_bandwidth_mib_s": self.mean_bandwidth if self.n else None,
+            # None when no repeat recorded bytes (an application timed by its wall time): not a bandwidth of 0
+            "mean_bandwidth_mib_s": self.mean_bandwidth if self.n and any(self.bandwidths) else None,
             "times_s": self.times,
         }
 

@@ -40,6 +40,9 @@ def _damage(data: bytes, how: str, *args) -> bytes:
         return data[:start] + bytes(min(length, max(0, len(data) - start))) + data[start + length:]
     if how == "flip":
         return data[:args[0]] + bytes([data[args[0]] ^ 0xFF]) + data[args[0] + 1:]
+    if how == "flip64":  # 64 bytes inverted from a fraction of the file on (1.0: its last 64)
+        start = min(int(len(data) * args[0]), len(data) - 64)
+        return data[:start] + bytes(b ^ 0xFF for b in data[start:start + 64]) + data[start + 64:]
     if how == "swap-head":
         return data[64:] + data[:64]
     raise ValueError(how)
@@ -58,13 +61,14 @@ def _quiet_main(argv: list[str]) -> int:
 def sources(tmp_path_factory) -> dict:
     """The valid files the cases damage: a trained store, a foreign SQLite file, an export (JSON, CSV), IOR JSON."""
     from iotune.store import Store
+    from iotune.store.exchange import export
     from tests.learn import synthetic
 
     root = tmp_path_factory.mktemp("sources")
     with Store(root / "trained.db") as store:
         synthetic.build_study(store, repeats=1)
-        store.export(root / "export.json", study="synth")
-        store.export(root / "export.csv", fmt="csv", study="synth")
+        export(store, root / "export.json", study="synth")
+        export(store, root / "export.csv", fmt="csv", study="synth")
         _measured_study(store)
     _quiet_main(["train", "-s", "tuned", "--predictor", "cart", "--db", str(root / "trained.db")])
     with sqlite3.connect(root / "foreign.db") as conn:
@@ -124,7 +128,44 @@ def _content(recipe, sources: dict) -> bytes:
         writer.writeheader()
         writer.writerows(rows)
         return out.getvalue().encode()
+    if kind == "large-export":
+        return _large_export(sources, *args)
     raise ValueError(kind)
+
+
+LARGE = {"json": 17 << 20, "csv": 4 << 20}
+"""Bytes of a large export: a JSON one above ``exchange.STREAM_ABOVE``, so it is read a trial at a time, as a 480 MiB
+one is (flat rows always are)."""
+
+
+def _large_export(sources: dict, fmt: str, damage: str) -> bytes:
+    """The study's export grown to LARGE bytes (its trials repeated under new uids and repeats), then damaged."""
+    if fmt == "json":
+        document = json.loads(json.dumps(sources["export"]))
+        study = document["studies"][0]
+        model = study["trials"]
+        count = LARGE[fmt] // len(json.dumps(model[0])) + 1
+        study["trials"] = [dict(model[n % len(model)], uid=f"{n:032x}", repeat=n) for n in range(count)]
+        if damage == "bad-last":
+            study["trials"][-1] = json.loads(json.dumps(study["trials"][-1]))
+            study["trials"][-1]["measurements"][0]["seconds"] = -1
+        if damage == "trials-first":
+            document["studies"][0] = {"trials": study.pop("trials"), **study}
+        data = export_text(document).encode()
+        return data[:len(data) * 3 // 4] if damage == "cut" else data + b" []" if damage == "trailing" else data
+    rows = sources["csv"]
+    count = LARGE[fmt] // len("\n".join(",".join(map(str, row.values())) for row in rows)) + 1
+    grown = [{**row, "trial_uid": f"{n:08x}{row['trial_uid'][8:]}", "repeat": n,
+              **({k: "" for k in row if k.startswith("study_")} if n else {})} for n in range(count) for row in rows]
+    if damage == "bad-last":
+        grown[-1] = {**grown[-1], "seconds": "-5"}
+    if damage == "apart":  # the first trial's first row again, at the end
+        grown.append(dict(grown[0]))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(grown)
+    return out.getvalue().encode()
 
 
 def _digests(directory: Path) -> dict[str, str]:
@@ -149,12 +190,14 @@ def _run(cases, root: Path, sources: dict) -> dict:
                 continue
             (directory / name).write_bytes(_content(recipe, sources))
         before[case.id] = (directory, _digests(directory))
-        listing.append({"id": case.id, "dir": str(directory), "argv": case.argv, "timeout": CASE_TIMEOUT})
+        listing.append({"id": case.id, "dir": str(directory), "argv": case.argv,
+                        "timeout": case.timeout or CASE_TIMEOUT})
     (root / "cases.json").write_text(json.dumps(listing))
     env = {key: value for key, value in os.environ.items() if not key.startswith("IOTUNE_")}
     env.update(IOTUNE_PLAIN="1", IOTUNE_BADINPUT_MEMORY=str(MEMORY), PYTHONPATH=str(REPO / "src"))
     subprocess.run([sys.executable, str(DRIVER), str(root / "cases.json"), str(root / "results.json")],
-                   cwd=root, env=env, timeout=CASE_TIMEOUT * 4 + 4 * len(cases), check=False)
+                   cwd=root, env=env, timeout=CASE_TIMEOUT * 4 + 4 * len(cases) + sum(c.timeout for c in cases),
+                   check=False)
     results = {r["id"]: r for r in json.loads((root / "results.json").read_text())}
     for case_id, (directory, digests) in before.items():
         if case_id in results:
@@ -188,15 +231,18 @@ def test_memory_stayed_bounded(outcomes):
 
 def check(case, result) -> None:
     assert result is not None, "the driver died before this case (see the case before it)"
-    assert not result["hung"], f"still running after {CASE_TIMEOUT} s"
+    assert not result["hung"], f"still running after {case.timeout or CASE_TIMEOUT} s"
     stderr = result["stderr"]
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
     assert result["code"] == case.code, stderr
     assert result["changed"] == [], f"input files changed: {result['changed']}"
-    # warnings about the input (an MPI-IO hint no library documents) may come before the one error line
-    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("warning: ")]
+    # warnings about the input (an MPI-IO hint no library documents) and a long import's progress lines (plain
+    # mode prints one every tenth) may come before the one error line
+    lines = [line for line in stderr.splitlines()
+             if line.strip() and not line.startswith(("warning: ", "importing "))]
     if case.code == 0:  # damage the format cannot notice: the normal output, and no error line
         assert result["stdout"].strip() and not any(line.startswith("error:") for line in lines), stderr
+        assert case.fragment in stderr, stderr  # what the damage is said in, when the case names it
         return
     assert len(lines) == 1 and lines[0].startswith("error: "), stderr
     assert case.fragment in lines[0]

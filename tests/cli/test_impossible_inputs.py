@@ -71,3 +71,29 @@ def test_known_hints_say_nothing_and_have_a_source():
     assert unknown_hint_warnings(["romio_cb_write", "cb_nodes", "striping_unit", "cray_cb_write_lock_mode"]) == []
     assert all(source in ("the MPI standard", "ROMIO (MPICH)", "Cray MPI-IO") for source in KNOWN.values())
     assert "did you mean" not in unknown_hint_warnings(["qqqq"])[0]
+
+
+def test_a_prior_study_that_does_not_exist_creates_no_store(tmp_path, capsys, monkeypatch):
+    """Reading a study that is not there makes nothing (issue 22: `tune --prior-study nosuch` created the store)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("IOTUNE_DB", raising=False)
+    spec = _spec(tmp_path)
+    for where in (["--db", str(tmp_path / "new.db")], []):
+        assert main(["tune", spec, "--workload", "transfer_size=1MiB", "--prior-study", "nosuch", "--budget", "1",
+                     *where]) == 2
+        line = _one_error(capsys.readouterr().err)
+        assert "no store at" in line or "no study named 'nosuch'" in line, line
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["hints.yaml"]
+
+
+def test_a_prior_study_that_does_not_exist_adds_no_study(tmp_path, capsys):
+    from iotune.store import Store
+
+    db = str(tmp_path / "s.db")
+    assert main(["space", "validate", _spec(tmp_path)]) == 0
+    Store(db).close()
+    assert main(["tune", _spec(tmp_path), "--workload", "transfer_size=1MiB", "--prior-study", "nosuch", "--budget",
+                 "1", "--db", db]) == 2
+    assert "no study named 'nosuch'" in _one_error(capsys.readouterr().err)
+    with Store(db) as store:
+        assert store.list_studies() == []

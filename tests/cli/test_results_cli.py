@@ -67,3 +67,27 @@ def test_results_says_what_default_means(db, capsys):
     assert main(["results", "-s", "synth", "--db", db]) == 0
     out, err = capsys.readouterr()
     assert "vs default" in out and "`default:` value, or at its first listed level" in err
+
+
+def test_tuned_application_runs_show_no_made_up_bandwidth(tmp_path, capsys, monkeypatch):
+    """A study of `iotune tune -- app` runs (wall time, no bytes known): its MiB/s is not measured, not 0
+    (issue 22: `results` showed "MiB/s 0")."""
+    monkeypatch.setenv("IOTUNE_PLAIN", "1")
+    monkeypatch.setenv("COLUMNS", "250")
+    path = str(tmp_path / "r.db")
+    sp = synthetic.space()
+    with Store(path) as store:
+        runs = store.create_study("t-runs", sp.to_yaml(), sp.hash, {"sampler": "tune"})
+        for wall, config in zip((2.0, 4.0), list(sp.enumerate())[:2]):
+            trial = store.start_trial(runs.id, config.to_dict(), config.key, config.workload_key, 0)
+            store.finish_trial(trial, Measurement(status="COMPLETE", runner="command", command="./app",
+                                                  wall_seconds=wall, phases=[PhaseResult("run", 0, wall, 0.0, wall,
+                                                                                         0.0, 0)],
+                                                  extra={"phase_seconds_source": "wall time"}))
+    assert main(["results", "-s", "t-runs", "--db", path]) == 0
+    header, row = [line for line in capsys.readouterr().out.splitlines() if "│" in line or "┃" in line][:2]
+    cells = dict(zip([c.strip() for c in header.split("┃")], [c.strip() for c in row.split("│")]))
+    assert cells["MiB/s"] == "-" and cells["wall time s (mean ± sd)"].startswith("2.000")
+    assert main(["results", "-s", "t-runs", "--db", path, "-f", "json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    assert record["best"]["mean_bandwidth_mib_s"] is None and record["best"]["mean_time_s"] == 2.0

@@ -10,6 +10,7 @@ import pytest
 from iotune.records import Measurement, PhaseResult
 from iotune.space import Space
 from iotune.store import Store
+from iotune.store.exchange import export
 from tests.cli.conftest import run_iotune
 from tests.cli.test_errors import assert_one_line_error
 
@@ -33,7 +34,7 @@ def _crafted_export(workdir) -> tuple:
         made = space.configuration({"romio_cb_write": "disable"})
         trial = store.start_trial(study.id, made.to_dict(), made.key, made.workload_key, 0)
         store.finish_trial(trial, Measurement("COMPLETE", [PhaseResult("write", 1 << 20, 0.5, 0, 0.5, 0, 1)]))
-        store.export(workdir / "shared.json")
+        export(store, workdir / "shared.json")
     (workdir / "theirs.db").unlink()
     return marker, workdir / "shared.json"
 

@@ -19,6 +19,7 @@ from iotune.spec import load_spec
 from iotune.space import Space
 from iotune.store import Store
 from iotune.stored import StoredStudy
+from iotune.store.exchange import import_file
 from tests.ground_truth.test_hints_ground_truth import CSV, SPEC
 
 STUDY = "hints-ground-truth"
@@ -33,7 +34,7 @@ def ground_truth(tmp_path_factory):
     spec = load_spec(SPEC)
     db = tmp_path_factory.mktemp("decision") / "hints.db"
     with Store(db) as store:
-        assert store.import_file(CSV, spec=spec, study=STUDY).trials_added == 3780
+        assert import_file(store, CSV, spec=spec, study=STUDY).trials_added == 3780
     assert iotune("train", "--study", STUDY, "--db", db)[0] == 0
     return db, spec.space
 
@@ -47,7 +48,7 @@ def testbed_truth(tmp_path_factory):
     spec = load_spec(SPEC.parent / "testbed_ground_truth.yaml")
     db = tmp_path_factory.mktemp("decision-testbed") / "testbed.db"
     with Store(db) as store:
-        assert store.import_file(table, spec=spec, study=spec.space.name).trials_added == 1080
+        assert import_file(store, table, spec=spec, study=spec.space.name).trials_added == 1080
     return db, spec.space, spec.space.name
 
 

@@ -1,4 +1,5 @@
-"""The backend-parametrized fixtures: every store test runs on SQLite and on PostgreSQL."""
+"""The backend-parametrized fixtures: every store test runs on SQLite and on PostgreSQL, against the storage
+interface (``iotune.store.Storage``) that ``Store`` implements."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import itertools
 
 import pytest
 
-from iotune.store import Store
+from iotune.store import Storage, Store
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.requires_postgres)]
 
@@ -27,10 +28,10 @@ def new_url(backend, tmp_path, request):
 
 @pytest.fixture
 def open_store(new_url):
-    """Factory: a Store on a fresh database (or on ``url``), closed after the test."""
+    """Factory: a Storage (the SQL ``Store``) on a fresh database (or on ``url``), closed after the test."""
     opened = []
 
-    def make(url: str | None = None) -> Store:
+    def make(url: str | None = None) -> Storage:
         store = Store(url or new_url())
         opened.append(store)
         return store
@@ -41,5 +42,5 @@ def open_store(new_url):
 
 
 @pytest.fixture
-def store(open_store) -> Store:
+def store(open_store) -> Storage:
     return open_store()

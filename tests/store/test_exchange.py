@@ -11,6 +11,7 @@ import pytest
 from iotune.errors import StoreError
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.space import Space
+from iotune.store.exchange import export, import_file
 
 from store_helpers import PLATFORM, complete
 
@@ -87,7 +88,7 @@ def _comparable(trial):
 def test_json_export_document(store, tmp_path):
     _fill(store)
     path = tmp_path / "out.json"
-    store.export(path)
+    export(store, path)
     document = json.loads(path.read_text())
     assert (document["format"], document["version"]) == ("iotune-export", 1)
     assert document["source"]["host"] == socket.gethostname() and document["source"]["db"]
@@ -106,8 +107,8 @@ def test_json_round_trip_keeps_everything(open_store, tmp_path):
     source, target = open_store(), open_store()
     _fill(source)
     path = tmp_path / "out.json"
-    source.export(path)
-    report = target.import_file(path)
+    export(source, path)
+    report = import_file(target, path)
     assert (report.studies_added, report.studies_merged, report.trials_added) == (1, 0, 5)
     assert (report.trials_duplicate, report.trials_conflicting, report.trials_skipped_running) == (0, 0, 1)
     expected = [_comparable(t) for t in source.trials() if t.state != "RUNNING"]
@@ -119,17 +120,17 @@ def test_json_round_trip_keeps_everything(open_store, tmp_path):
     for trial in target.trials():
         assert trial.imported_from.startswith(f"{path} (host {host}, db ")
     assert target.register_platform(PLATFORM) == target.trials()[0].platform_id
-    again = target.import_file(path)
+    again = import_file(target, path)
     assert (again.studies_merged, again.trials_added, again.trials_duplicate) == (1, 0, 5)
 
 
 def test_export_one_study(store, tmp_path):
     _fill(store, "a")
     _fill(store, "b", configs=range(1))
-    store.export(tmp_path / "b.json", study="b")
+    export(store, tmp_path / "b.json", study="b")
     document = json.loads((tmp_path / "b.json").read_text())
     assert [s["name"] for s in document["studies"]] == ["b"]
-    store.export(tmp_path / "b.csv", "csv", study="b")
+    export(store, tmp_path / "b.csv", "csv", study="b")
     with open(tmp_path / "b.csv", newline="") as handle:
         assert {row["study"] for row in csv.DictReader(handle)} == {"b"}
 
@@ -138,8 +139,8 @@ def test_merge_renumbers_conflicting_repeats(open_store, tmp_path):
     here, there = open_store(), open_store()
     _fill(here, configs=range(2))
     _fill(there, configs=range(3))
-    there.export(tmp_path / "there.json")
-    report = here.import_file(tmp_path / "there.json")
+    export(there, tmp_path / "there.json")
+    report = import_file(here, tmp_path / "there.json")
     assert (report.studies_added, report.studies_merged) == (0, 1)
     # config 0 and 1, the failed 9 and invalid 8 collide on repeat 0; config 2 is new.
     assert (report.trials_added, report.trials_conflicting, report.trials_duplicate) == (5, 4, 0)
@@ -153,14 +154,14 @@ def test_different_space_is_imported_under_host_name(open_store, tmp_path):
     here, there = open_store(), open_store()
     _fill(here, space="a")
     _fill(there, space="b")
-    there.export(tmp_path / "there.json")
-    report = here.import_file(tmp_path / "there.json")
+    export(there, tmp_path / "there.json")
+    report = import_file(here, tmp_path / "there.json")
     renamed = f"study@{socket.gethostname()}"
     assert report.renamed == {"study": renamed} and renamed in report.summary()
     assert (report.studies_added, report.trials_added, report.trials_conflicting) == (1, 5, 0)
     assert here.get_study(renamed).space_hash == SPACES["b"].hash
     assert len(here.trials("study")) == 6
-    again = here.import_file(tmp_path / "there.json")
+    again = import_file(here, tmp_path / "there.json")
     assert (again.studies_merged, again.trials_duplicate, again.renamed) == (1, 5, {"study": renamed})
 
 
@@ -199,15 +200,15 @@ def test_bad_import_leaves_database_unchanged(open_store, tmp_path):
     here, there = open_store(), open_store()
     _fill(here, configs=range(2))
     _fill(there, "other", configs=range(3))
-    there.export(tmp_path / "good.json")
+    export(there, tmp_path / "good.json")
     good = json.loads((tmp_path / "good.json").read_text())
     before = _snapshot(here)
     for path in _corrupt_files(tmp_path, good):
         with pytest.raises(StoreError) as info:
-            here.import_file(path)
+            import_file(here, path)
         assert "\n" not in str(info.value) and path.name in str(info.value)
         assert _snapshot(here) == before, path.name
-    assert here.import_file(tmp_path / "good.json").trials_added == 5
+    assert import_file(here, tmp_path / "good.json").trials_added == 5
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -215,8 +216,8 @@ def test_flat_export_round_trip(open_store, tmp_path, fmt):
     source, target = open_store(), open_store()
     _fill(source)
     path = tmp_path / f"rows.{fmt}"
-    source.export(path, fmt)
-    report = target.import_file(path)
+    export(source, path, fmt)
+    report = import_file(target, path)
     assert (report.studies_added, report.trials_added, report.trials_skipped_running) == (1, 5, 1)
     keep = ("uid", "config", "config_key", "workload_key", "repeat", "state", "error", "started_at", "phases")
     expected = [{k: getattr(t, k) for k in keep} for t in source.trials() if t.state != "RUNNING"]
@@ -227,21 +228,21 @@ def test_flat_export_round_trip(open_store, tmp_path, fmt):
     rows_there = [{k: v for k, v in r.items() if k not in ("state",)} for r in target.rows()]
     rows_here = [{k: v for k, v in r.items() if k not in ("state",)} for r in source.rows() if r["state"] != "RUNNING"]
     assert rows_there == rows_here
-    assert target.import_file(path).trials_duplicate == 5
+    assert import_file(target, path).trials_duplicate == 5
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "json"])
 def test_export_empty_store(open_store, tmp_path, fmt):
     source, target = open_store(), open_store()
-    source.export(tmp_path / f"empty.{fmt}", fmt)
-    report = target.import_file(tmp_path / f"empty.{fmt}")
+    export(source, tmp_path / f"empty.{fmt}", fmt)
+    report = import_file(target, tmp_path / f"empty.{fmt}")
     assert report.trials_added == 0 and target.list_studies() == []
 
 
 def test_export_errors(store, tmp_path):
     with pytest.raises(StoreError, match="format"):
-        store.export(tmp_path / "x.xml", "xml")
+        export(store, tmp_path / "x.xml", "xml")
     with pytest.raises(StoreError, match="no study"):
-        store.export(tmp_path / "x.json", study="nope")
+        export(store, tmp_path / "x.json", study="nope")
     with pytest.raises(StoreError, match="cannot write"):
-        store.export(tmp_path / "no" / "dir" / "x.json")
+        export(store, tmp_path / "no" / "dir" / "x.json")

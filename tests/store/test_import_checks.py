@@ -15,6 +15,7 @@ from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.space import Space
 from iotune.spec import load_spec
 from iotune.store import Store, exchange
+from iotune.store.exchange import export, import_file
 
 SPACE = Space.from_text("""\
 name: poison
@@ -37,7 +38,7 @@ def _good_export(tmp_path) -> dict:
             else:
                 phase = PhaseResult("write", 2**20, 1.0 + index, 0.01, 0.9, 0.01 + index, 16)
                 store.finish_trial(trial, Measurement(status="COMPLETE", phases=[phase], wall_seconds=2.0))
-        store.export(tmp_path / "good.json")
+        export(store, tmp_path / "good.json")
     return json.loads((tmp_path / "good.json").read_text())
 
 
@@ -108,7 +109,7 @@ def test_poisoned_export_is_refused_whole_with_one_line(tmp_path, poison):
     path.write_text(json.dumps(document))  # json writes NaN and Infinity, which Python's reader accepts
     with Store(tmp_path / "target.db") as store:
         with pytest.raises(StoreError) as info:
-            store.import_file(path)
+            import_file(store, path)
         message = str(info.value)
         assert "\n" not in message and fragment in message and "poisoned.json" in message
         assert "study 'poison'" in message or "study #1" in message
@@ -119,7 +120,7 @@ def test_the_good_export_imports_and_its_times_are_the_measured_ones(tmp_path):
     document = _good_export(tmp_path)
     path = tmp_path / "good.json"
     with Store(tmp_path / "target.db") as store:
-        report = store.import_file(path)
+        report = import_file(store, path)
         assert (report.studies_added, report.trials_added) == (1, 3)
         seconds = sorted(t.io_seconds for t in store.trials(state="COMPLETE"))
         assert seconds == [1.0, 2.0]
@@ -137,7 +138,7 @@ def test_pending_and_running_trials_are_skipped_not_queued(tmp_path):
     path = tmp_path / "live.json"
     path.write_text(json.dumps(document))
     with Store(tmp_path / "target.db") as store:
-        report = store.import_file(path)
+        report = import_file(store, path)
         assert (report.trials_added, report.trials_skipped_running) == (3, 2)
         assert {t.state for t in store.trials()} == {"COMPLETE", "FAILED"}
 
@@ -145,7 +146,7 @@ def test_pending_and_running_trials_are_skipped_not_queued(tmp_path):
 def test_csv_row_is_named_and_nothing_is_kept(tmp_path):
     _good_export(tmp_path)
     with Store(tmp_path / "source.db") as store:
-        store.export(tmp_path / "rows.csv", "csv")
+        export(store, tmp_path / "rows.csv", "csv")
     with open(tmp_path / "rows.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     index = max(i for i, row in enumerate(rows) if row["state"] == "COMPLETE")
@@ -156,7 +157,7 @@ def test_csv_row_is_named_and_nothing_is_kept(tmp_path):
         writer.writerows(rows)
     with Store(tmp_path / "target.db") as store:
         with pytest.raises(StoreError, match=rf"row {index + 2} .*seconds"):
-            store.import_file(tmp_path / "bad.csv")
+            import_file(store, tmp_path / "bad.csv")
         assert store.trials() == []
 
 
@@ -165,12 +166,12 @@ def test_deep_json_and_huge_files_are_refused(tmp_path, monkeypatch):
     deep.write_text('{"format": "iotune-export", "version": 1, "studies": ' + "[" * 100_000 + "]" * 100_000 + "}")
     with Store(tmp_path / "target.db") as store:
         with pytest.raises(StoreError, match="deep"):
-            store.import_file(deep)
+            import_file(store, deep)
         monkeypatch.setattr(exchange, "MAX_IMPORT_BYTES", 1000)
         big = tmp_path / "big.json"
         big.write_text(json.dumps({"format": "iotune-export", "version": 1, "studies": [], "pad": "x" * 2000}))
         with pytest.raises(StoreError, match="more than"):
-            store.import_file(big)
+            import_file(store, big)
 
 
 GROUND_TRUTH = Path(__file__).parents[2] / "data" / "ground_truth"
@@ -182,15 +183,15 @@ def test_compact_ground_truth_csv_needs_its_spec_and_then_imports(tmp_path):
     part.write_text("\n".join(lines[:41]) + "\n")  # 40 rows: 20 trials of write and read
     with Store(tmp_path / "target.db") as store:
         with pytest.raises(StoreError, match=r"without the study, config_key, state column.*--spec SPEC.yaml"):
-            store.import_file(part)
+            import_file(store, part)
         spec = load_spec(GROUND_TRUTH / "hints_ground_truth.yaml")
-        report = store.import_file(part, spec=spec, study="gt")
+        report = import_file(store, part, spec=spec, study="gt")
         assert (report.studies_added, report.trials_added) == (1, 20)
         trials = store.trials("gt")
         assert {t.state for t in trials} == {"COMPLETE"} and all(len(t.phases) == 2 for t in trials)
         assert all(spec.space.configuration(t.config).key == t.config_key for t in trials)
         assert store.get_study("gt").space_hash == spec.space.hash
-        assert store.import_file(part, spec=spec, study="gt").trials_duplicate == 20
+        assert import_file(store, part, spec=spec, study="gt").trials_duplicate == 20
 
 
 @pytest.mark.parametrize(("damage", "fragment"), [
@@ -202,12 +203,12 @@ def test_a_flat_csv_with_rows_repeated_or_cut_short_is_refused(tmp_path, damage,
     """Before: each trial's phases were tripled, or the last row read short, without a word (issue 22, item 3)."""
     _good_export(tmp_path)
     with Store(tmp_path / "source.db") as store:
-        store.export(tmp_path / "rows.csv", "csv")
+        export(store, tmp_path / "rows.csv", "csv")
     text = (tmp_path / "rows.csv").read_text()
     lines = text.splitlines()
     index = max(i for i, line in enumerate(lines) if ",COMPLETE," in line)
     (tmp_path / "bad.csv").write_text(damage(text, lines, index))
     with Store(tmp_path / "target.db") as store:
         with pytest.raises(StoreError, match=fragment):
-            store.import_file(tmp_path / "bad.csv")
+            import_file(store, tmp_path / "bad.csv")
         assert store.trials() == []

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             returned = app(args=args, prog_name="iotune", standalone_mode=False)
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-        return signals.exit_status() if code == 130 else code
+        return _status(code)
     except click_errors.NoArgsIsHelpError as usage:  # `iotune space`: the group's help, as before
         usage.show()
         return usage.exit_code
@@ -131,7 +131,19 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     # typer returns the code of an Exit raised by a command (`iotune run`), and 130 after KeyboardInterrupt
     code = returned if isinstance(returned, int) and not isinstance(returned, bool) else 0
-    return signals.exit_status() if code == 130 else code
+    return _status(code)
+
+
+def _status(code: int) -> int:
+    """The exit status for a command's ``code``: 130 is how typer reports a KeyboardInterrupt, which a caught
+    signal raised (said in one line, with 128 + its number), or a command's own exit (``iotune run``'s app)."""
+    if code != 130:
+        return code
+    if signals.caught():
+        from iotune.cli.terminal import Terminal
+
+        Terminal().error(f"interrupted ({signals.interrupted_by().name})")
+    return signals.exit_status()
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from iotune.cli.options import DEFAULT_MEANING
@@ -29,8 +30,8 @@ def study_decision(db: str | None, study: str, values: dict, constraints=()):
         if not trials:
             raise IotuneError(f"no measured configuration of study {study!r} satisfies --constraint "
                               f"{' and '.join(constraints)}")
-    command = "iotune tune SPEC.yaml --study " + study + " --budget N --workload " + ",".join(
-        f"{k}={v}" for k, v in values.items())
+    command = "iotune tune SPEC.yaml --study " + shlex.quote(study) + " --budget N --workload " + shlex.quote(
+        ",".join(f"{k}={v}" for k, v in values.items()))
     try:
         return space, decide(space, trials, values, tune_command=command)
     except SpaceError as error:

@@ -132,7 +132,7 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
                     _describe(_system(best.best.config, space), space) + "".join(
                         f" ({k} ran as {r})" for k, (_, r) in decision.not_in_effect.items()),
                     _spread(best.best.mean_time, best.best.std_time, best.best.n),
-                    f"{best.best.mean_bandwidth:.0f}",
+                    f"{best.best.mean_bandwidth:.0f}" if any(best.best.bandwidths) else "-",  # no bytes recorded
                     _vs_default(best, noise),
                     f"{best.speedup_vs_median:.2f}x",
                     f"{best.speedup_vs_worst:.2f}x",

@@ -33,6 +33,19 @@ def interrupted_by() -> signal.Signals:
     return signal.Signals(_received[0] if _received else signal.SIGINT)
 
 
+def caught() -> bool:
+    """Whether a signal was caught since :func:`interrupts` began."""
+    return bool(_received)
+
+
+def end_on_the_next() -> None:
+    """From now on SIGTERM, SIGHUP and SIGINT end the process by their default action (unless ignored)."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in HANDLED:
+            if signal.getsignal(signum) != signal.SIG_IGN:
+                signal.signal(signum, signal.SIG_DFL)
+
+
 def exit_status() -> int:
     """128 + the number of :func:`interrupted_by`."""
     return 128 + interrupted_by()

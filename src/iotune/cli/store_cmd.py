@@ -32,7 +32,7 @@ def export(path: Path = typer.Argument(..., help="File to write."),
                                         "default from the file name."),
            study: str = STUDY, db: str = DB) -> None:
     """Export measurements (every repeat, every phase) to share or analyse."""
-    from iotune.store import Store
+    from iotune.store import Store, exchange
 
     fmt = fmt or path.suffix.lstrip(".").lower()
     if fmt not in ("json", "csv", "parquet"):
@@ -40,7 +40,7 @@ def export(path: Path = typer.Argument(..., help="File to write."),
     with Store(db, create=False) as store:
         if study and store.get_study(study) is None:
             raise IotuneError(f"no study named {study!r} in {store.url}")
-        store.export(path, fmt, study=study)
+        exchange.export(store, path, fmt, study=study)
     Terminal().success(f"exported to {path} ({fmt})")
 
 
@@ -59,15 +59,17 @@ def import_(path: Path = typer.Argument(..., help="An iotune export (JSON, CSV o
     """
     from iotune.spec import load_spec
     from iotune.spec.environment import ALLOW_VARIABLE, refused_names
-    from iotune.store import Store
+    from iotune.store import Store, exchange
 
     loaded = load_spec(spec) if spec is not None else None
     if study is not None and loaded is None:
         raise IotuneError("--study names the study of a compact CSV and needs --spec (the spec it was measured "
                           "with); a full export carries its own study names")
     terminal = Terminal()
-    with Store(db) as store, terminal.progress(f"importing {path.name}", None) as bar:
-        report = store.import_file(path, spec=loaded, study=study, progress=_advancer(bar))
+    with Store(db) as store, terminal.progress(f"importing {path.name} (MiB read)", None) as bar:
+        advance = _advancer(bar)
+        report = exchange.import_file(store, path, spec=loaded, study=study,
+                                      progress=lambda done, total: advance(done >> 20, max(1, -(-total >> 20))))
     for name, sets in report.settings.items():
         for kind, label in (("hints", "MPI-IO hints"), ("env", "environment variables")):
             if sets[kind]:

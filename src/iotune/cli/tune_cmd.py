@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -105,7 +106,8 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         loaded = load_spec(spec)
         loaded.check_runnable()
         _check_candidates(_with_levels(loaded, values)[0], values, seed)
-    with Store(db, create=not command) as store:  # an application is tuned in the space of a study already stored
+    # an application is tuned in the space of a study already stored; prior studies must be stored already too
+    with Store(db, create=not command and not prior) as store:
         if command:
             if study is None:
                 raise IotuneError("tuning a command needs --study: the study whose space and measurements to use")
@@ -239,9 +241,10 @@ def _tune_on_slurm(terminal: Terminal, store, url: str, target, job, values: dic
         result = tuner.run()
     except KeyboardInterrupt:
         if executor.job_id is not None:
+            watch = shlex.join(["iotune", "status", "--study", target.name, "--follow"])
             terminal.info(f"left the tuning: Slurm job {executor.job_id} finishes the runs already queued, then its "
-                          f"workers leave. Watch: iotune status --study {target.name} --follow; continue: the same "
-                          "command with --resume (re-attaches to the job while it runs)")
+                          f"workers leave. Watch: {watch}; continue: the same command with --resume (re-attaches to "
+                          "the job while it runs)")
         raise
     executor.finish()
     return result
@@ -433,5 +436,5 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         terminal.info("apply it: MPICH_MPIIO_HINTS=" + mpich_mpiio_hints(hints) + "  (or a ROMIO hints file: "
                       + romio_hints_file(hints).strip().replace("\n", "; ") + ")")
     if command:
-        terminal.info(f"next runs with the best: iotune run --study {study.name.removesuffix('-runs')} -- "
-                      + " ".join(command))
+        terminal.info("next runs with the best: "
+                      + shlex.join(["iotune", "run", "--study", study.name.removesuffix("-runs"), "--", *command]))

@@ -9,7 +9,8 @@ Header layout (darshan-log-format.h): ``char version[8]``, ``int64 magic``
 (6567223), ``uint8 compression``, then the partial flag (``uint32`` before
 format 3.41, ``uint64`` from 3.41), the name-record map and one map per
 module slot (16 slots before 3.41, 64 from 3.41; ``uint64 offset, uint64
-length`` each, in bytes).  Bit *i* of the partial flag is set when module *i*
+length`` each, in bytes), then ``uint32 mod_ver`` per slot.  The compressed job data follows the header up to
+the name records.  Bit *i* of the partial flag is set when module *i*
 ran out of memory, and module ids depend on the format version (below).
 """
 
@@ -45,21 +46,31 @@ def module_names(version: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class DarshanHeader:
-    """What the header says: format version (e.g. ``"3.41"``), modules with partial data, bytes it maps."""
+    """What the header says: format version (e.g. ``"3.41"``), modules with partial data, bytes it maps, the
+    compression type (darshan_comp_type), the compressed regions as (name, offset, length) in bytes, and the
+    module slots beyond the format's modules that the header fills (damage: Darshan leaves them zero)."""
 
     version: str
     partial_modules: tuple[str, ...]
     mapped_bytes: int
+    compression: int = 0
+    regions: tuple[tuple[str, int, int], ...] = ()
+    undefined_slots: tuple[int, ...] = ()
 
 
 def read_header(path: str | Path) -> DarshanHeader:
     """The header of the Darshan log at ``path``; WorkloadError when the file cannot be a complete Darshan 3 log."""
+    return read_log(path)[0]
+
+
+def read_log(path: str | Path) -> tuple[DarshanHeader, bytes]:
+    """The header of the Darshan log at ``path`` and the whole file's bytes; WorkloadError as :func:`read_header`."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise WorkloadError(f"{path}: cannot read ({exc.strerror})") from None
-    return parse_header(data, str(path))
+    return parse_header(data, str(path)), data
 
 
 def parse_header(data: bytes, source: str = "<log>") -> DarshanHeader:
@@ -76,7 +87,8 @@ def parse_header(data: bytes, source: str = "<log>") -> DarshanHeader:
     wide_flag = float(version) >= 3.41
     flag_format, maps_at, slots = ("Q", 32, 64) if wide_flag else ("I", 24, 16)
     end = maps_at + 16 * (1 + slots)
-    if len(data) < end:
+    header_bytes = end + 4 * slots
+    if len(data) < header_bytes:
         raise WorkloadError(f"{source}: truncated Darshan log ({len(data)} bytes, shorter than its header)")
     partial = struct.unpack(order + flag_format, data[24:32] if wide_flag else data[20:24])[0]
     maps = struct.unpack(f"{order}{2 * (1 + slots)}Q", data[maps_at:end])
@@ -87,4 +99,14 @@ def parse_header(data: bytes, source: str = "<log>") -> DarshanHeader:
     names = module_names(version)
     partial_modules = tuple(names[bit] if bit < len(names) else f"module {bit}"
                             for bit in range(8 * struct.calcsize(flag_format)) if partial & (1 << bit))
-    return DarshanHeader(version, partial_modules, mapped)
+    versions = struct.unpack(f"{order}{slots}I", data[end:header_bytes])
+    # a module id the format does not define has neither data nor a version in a log Darshan wrote
+    undefined = [slot for slot in range(len(names), slots)
+                 if versions[slot] or maps[2 + 2 * slot] or maps[3 + 2 * slot]]
+    # the job data starts where the header ends (checked on logs of formats 3.21 and 3.41; not assumed before)
+    regions = [("job", header_bytes, maps[0] - header_bytes)] if float(version) >= 3.2 else []
+    regions.append(("file-name", maps[0], maps[1]))
+    module_maps = zip(maps[2::2], maps[3::2], strict=True)
+    regions += [(names[slot], offset, length) for slot, (offset, length) in enumerate(module_maps)
+                if length and slot < len(names)]
+    return DarshanHeader(version, partial_modules, mapped, data[16], tuple(regions), tuple(undefined))

@@ -20,11 +20,14 @@ import sys
 from pathlib import Path
 
 from iotune.profile import darshan_facts, darshan_layers, darshan_warnings
-from iotune.profile.darshan_header import read_header
+from iotune.profile.darshan_header import read_log
+from iotune.profile.darshan_regions import damaged_regions
 from iotune.workload import Workload, WorkloadError
 
 LIBRARIES = {"H5F": "HDF5", "H5D": "HDF5", "PNETCDF_FILE": "PnetCDF", "PNETCDF_VAR": "PnetCDF"}
 FILE_MODULES = ("POSIX", "MPI-IO", "STDIO", "DFS", "DAOS")
+# Regions of the log every profile reads, besides the modules of darshan_warnings.USED_MODULES.
+READ_REGIONS = ("job", "file-name", "layout", "compression type")
 TIMEOUT = 120.0
 
 
@@ -32,9 +35,14 @@ def read_darshan(path: str | Path, timeout: float = TIMEOUT) -> dict:
     """The log's counters as plain data (see :mod:`iotune.profile._darshan_child`) and pydarshan's complaints.
 
     WorkloadError when the file is not a complete Darshan 3 log, pydarshan is
-    missing, or the reader fails or crashes; the error keeps pydarshan's words.
+    missing, the reader fails or crashes (the error keeps pydarshan's words), or
+    a region this profile reads fails its checksum while pydarshan said nothing
+    (:mod:`~iotune.profile.darshan_regions`); damage to a region it does not read
+    is a warning (``data["damaged"]``).
     """
-    header = read_header(path)
+    header, raw = read_log(path)
+    damaged = damaged_regions(raw, header.compression, list(header.regions))
+    del raw
     try:
         import darshan  # noqa: F401
     except ImportError:
@@ -55,7 +63,33 @@ def read_darshan(path: str | Path, timeout: float = TIMEOUT) -> dict:
         raise WorkloadError(f"{path}: corrupt Darshan log (pydarshan gave no readable result)") from None
     data["complaints"] = complaints
     data["header"] = {"version": header.version, "partial_modules": list(header.partial_modules)}
+    unsaid = [region for region in damaged if not _said(region, complaints)]
+    read = [region for region in unsaid if region in READ_REGIONS or region in darshan_warnings.USED_MODULES]
+    if read:
+        raise WorkloadError(f"{path}: corrupt Darshan log: {_damage(read)}; pydarshan read it without a word, "
+                            "but the counters of a damaged region cannot be trusted")
+    data["damaged"] = unsaid + (["header"] if header.undefined_slots else [])
     return data
+
+
+def _said(region: str, complaints: list[str]) -> bool:
+    """Whether pydarshan's complaints already name ``region`` (its words: "module POSIX data", "job data")."""
+    words = {"job": "job data", "file-name": "name"}.get(region, f" {region} ")
+    return any(words in line for line in complaints)
+
+
+def _damage(regions: list[str]) -> str:
+    """What is wrong with the damaged ``regions``, in words."""
+    said = []
+    if "layout" in regions:
+        said.append("its header maps regions that overlap, leave gaps or do not end where the file ends")
+    if "compression type" in regions:
+        said.append("its header names no known compression")
+    named = [r for r in regions if r not in ("layout", "compression type")]
+    if named:
+        said.append(f"its {', '.join(named)} data fail{'s' if len(named) == 1 else ''} the compression checksum "
+                    "(the file changed after Darshan wrote it)")
+    return "; ".join(said)
 
 
 def from_darshan(path: str | Path) -> Workload:
@@ -104,6 +138,7 @@ def summarize(data: dict, source: str = "") -> Workload:
         notes.append(f"command: {data['exe'].strip()}")
     warnings = [f"pydarshan: {line}" for line in data.get("complaints", [])]
     warnings += darshan_warnings.partial_data(data.get("header", {}).get("partial_modules", []))
+    warnings += darshan_warnings.damaged(data.get("damaged", []))
     kept, runtime_files, runtime_bytes = darshan_layers.without_runtime(records, data.get("names", {}))
     found = darshan_layers.layers(kept)
     if found and runtime_files:

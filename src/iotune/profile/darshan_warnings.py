@@ -38,6 +38,20 @@ def partial_data(modules: list[str]) -> list[str]:
     return out
 
 
+def damaged(regions: list[str]) -> list[str]:
+    """Warnings for damage to parts of the log this profile does not read: a region (LUSTRE, HEATMAP, DXT...) that
+    fails its checksum, or ``"header"``: module slots beyond the format's filled in."""
+    out = []
+    if "header" in regions:
+        out.append("damaged log: its header fills module slots its format does not define (the file changed after "
+                   "Darshan wrote it); the parts this profile reads are intact")
+    regions = [r for r in regions if r != "header"]
+    if regions:
+        out.append(f"damaged log: its {', '.join(regions)} data fail{'s' if len(regions) == 1 else ''} the "
+                   "compression checksum (the file changed after Darshan wrote it); this profile does not read them")
+    return out
+
+
 def is_console(name: str) -> bool:
     return name in CONSOLE
 

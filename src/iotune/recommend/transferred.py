@@ -4,6 +4,7 @@ trust on this store by leave-one-workload-out (see :mod:`iotune.recommend.decisi
 from __future__ import annotations
 
 import math
+import shlex
 
 import numpy as np
 
@@ -97,8 +98,8 @@ def decide_unmeasured(space, groups: dict[str, list[Measured]], shown: dict, wor
         decision.notes.append("; ".join(
             f"{name}={_format(space.parameter(name), value)} is not a level of the space: interpolated between "
             "the measured workloads (by how similar each one is)" for name, value in between.items()))
-    command = tune_command or "iotune tune SPEC.yaml --workload " + ",".join(
-        f"{k}={_format(space.parameter(k), v)}" for k, v in shown.items())
+    command = tune_command or "iotune tune SPEC.yaml --workload " + shlex.quote(",".join(
+        f"{k}={_format(space.parameter(k), v)}" for k, v in shown.items()))
     if not groups:
         decision.message = "this workload was not measured and the study has no runs to predict it from"
         decision.advice = f"measure it: {command}"

@@ -3,6 +3,7 @@ each layer, request sizes and files (Darshan's own counters, read by :mod:`iotun
 
 from __future__ import annotations
 
+import shlex
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -122,7 +123,8 @@ def profile_section(path: str | Path, read: tuple[dict, object] | None = None) -
     data, workload = read if read is not None else read_profile(path)
     section = Section("profile", f"Workload profile: {Path(path).name}")
     section.paragraphs.append(
-        f"Darshan log {path}; iotune reads it as this workload (`iotune recommend --workload {Path(path).name}` and "
+        f"Darshan log {path}; iotune reads it as this workload "
+        f"(`iotune recommend --workload {shlex.quote(Path(path).name)}` and "
         "`iotune report --profile` take the log as is).")
     if workload.notes:
         section.paragraphs.append("Notes: " + "; ".join(workload.notes) + ".")

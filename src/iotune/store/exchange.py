@@ -21,16 +21,16 @@ import json
 import math
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-
-import sqlalchemy as sa
 
 from iotune.errors import SpaceError, StoreError
 from iotune.spec.mapping import hint_key, hint_value
-from iotune.store import flat, queries
+from iotune.store import flat, json_stream, queries
 from iotune.store import import_checks as checks
-from iotune.store.records import ImportReport
-from iotune.store.schema import measurements, platforms, studies, trials
+from iotune.store.base import BulkImport, Storage
+from iotune.store.engine import masked
+from iotune.store.records import ImportReport, StudyRecord
 
 FORMATS = ("json", "csv", "parquet")
 FORMAT_NAME = "iotune-export"
@@ -41,43 +41,50 @@ FORMAT_VERSION = 1
 # export
 
 
-def export_document(conn: sa.Connection, study_id: int | None, source: dict) -> dict:
-    """The full JSON export of one study (or all) as a dict."""
-    query = sa.select(studies).order_by(studies.c.name)
-    if study_id is not None:
-        query = query.where(studies.c.id == study_id)
-    study_rows = conn.execute(query).all()
-    records = queries.select_trials(conn, study_id=study_id)
-    platform_ids = {r.platform_id for r in records if r.platform_id is not None}
-    fingerprints: dict[int, str] = {}
-    platform_docs = []
-    if platform_ids:
-        for row in conn.execute(sa.select(platforms).where(platforms.c.id.in_(platform_ids)).order_by(platforms.c.id)):
-            fingerprints[row.id] = row.fingerprint
-            platform_docs.append({"fingerprint": row.fingerprint, "info": queries.loads(row.info_json, {})})
-    by_study: dict[int, list] = {}
+def export(storage: Storage, path: str | os.PathLike, fmt: str = "json", study: str | int | None = None) -> None:
+    """Write a store (or one study, by name or id) to ``path``: "json" (everything but models), "csv" or "parquet"
+    (flat rows)."""
+    if fmt not in FORMATS:
+        raise StoreError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    records = storage.list_studies()
+    if study is not None:
+        records = [r for r in records if (r.name if isinstance(study, str) else r.id) == study]
+        if not records:
+            raise StoreError(f"no study {study!r} in {masked(storage.url)}")
+    if fmt == "json":
+        write_json(path, export_document(storage, records))
+    else:
+        write_rows(path, fmt, export_rows(storage, records))
+
+
+def export_document(storage: Storage, records: list[StudyRecord]) -> dict:
+    """The full JSON export of the studies ``records`` as a dict."""
+    study_docs = []
+    platform_docs: dict[int, dict] = {}
     for record in records:
-        by_study.setdefault(record.study_id, []).append(_trial_doc(record, fingerprints))
+        study_trials = storage.trials(record.id)
+        wanted = {t.platform_id for t in study_trials if t.platform_id is not None} - set(platform_docs)
+        for platform_id, info in sorted(storage.platforms(wanted).items()):
+            platform_docs[platform_id] = {"fingerprint": queries.fingerprint(info), "info": info}
+        fingerprints = {i: doc["fingerprint"] for i, doc in platform_docs.items()}
+        study_docs.append({
+            "name": record.name,
+            "created_at": record.created_at,
+            "description": record.description,
+            "space_hash": record.space_hash,
+            "space_yaml": record.space_yaml,
+            "spec_yaml": record.spec_yaml,
+            "settings": record.settings,
+            "origin": record.origin,
+            "trials": [_trial_doc(t, fingerprints) for t in study_trials],
+        })
     return {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "exported_at": queries.now(),
-        "source": source,
-        "platforms": platform_docs,
-        "studies": [
-            {
-                "name": row.name,
-                "created_at": row.created_at,
-                "description": row.description,
-                "space_hash": row.space_hash,
-                "space_yaml": row.space_yaml,
-                "spec_yaml": row.spec_yaml,
-                "settings": queries.loads(row.settings_json, {}),
-                "origin": row.origin,
-                "trials": by_study.get(row.id, []),
-            }
-            for row in study_rows
-        ],
+        "source": storage.source(),
+        "platforms": [platform_docs[i] for i in sorted(platform_docs)],
+        "studies": study_docs,
     }
 
 
@@ -139,19 +146,19 @@ def write_rows(path: str | os.PathLike, fmt: str, rows: list[dict]) -> None:
     _atomic_write(path, lambda tmp: flat.write_rows(tmp, fmt, rows))
 
 
-def export_rows(conn: sa.Connection, study_id: int | None) -> list[dict]:
-    """The flat rows of an export: ``queries.flat_rows`` with each study's own columns (space, spec, settings,
+def export_rows(storage: Storage, records: list[StudyRecord]) -> list[dict]:
+    """The flat rows of an export: ``Storage.rows`` with each study's own columns (space, spec, settings,
     description) filled on its first row, so the file imports back as a study that can be used."""
-    rows = queries.flat_rows(conn, study_id)
-    meta = {row.name: row for row in conn.execute(sa.select(studies))}
-    seen = set()
-    for row in rows:
-        study = meta[row["study"]] if row["study"] not in seen else None
-        seen.add(row["study"])
-        row["study_space_yaml"] = study.space_yaml if study is not None else None
-        row["study_spec_yaml"] = study.spec_yaml if study is not None else None
-        row["study_settings"] = study.settings_json if study is not None else None
-        row["study_description"] = study.description if study is not None else None
+    rows = []
+    for record in records:
+        study_rows = storage.rows(record.id)
+        for index, row in enumerate(study_rows):
+            first = index == 0
+            row["study_space_yaml"] = record.space_yaml if first else None
+            row["study_spec_yaml"] = record.spec_yaml if first else None
+            row["study_settings"] = queries.dumps(record.settings, "study settings") if first else None
+            row["study_description"] = record.description if first else None
+        rows.extend(study_rows)
     return rows
 
 
@@ -161,40 +168,43 @@ MAX_IMPORT_BYTES = 512 * 2**20
 """Largest export read (512 MiB, a few hundred thousand trials); export a large store one study at a time."""
 
 
-def read_document(path: str | os.PathLike, spec=None, study: str | None = None) -> dict:
-    """Read a JSON, CSV or Parquet export into the JSON export's shape; StoreError if it is none of those.
+STREAM_ABOVE = 16 << 20
+"""JSON exports larger than this (16 MiB) are read a trial at a time (:mod:`iotune.store.json_stream`), which
+needs the order iotune writes; smaller ones are decoded whole, in any order."""
+
+
+def read_document(handle, path: Path, size: int, spec=None, study: str | None = None):
+    """The JSON, CSV or Parquet export open in binary ``handle`` in the JSON export's shape, its studies and their
+    trials read as the import takes them, and a function giving the bytes read so far; StoreError if it is none
+    of those.
 
     ``spec`` (a :class:`~iotune.spec.CampaignSpec`) and ``study`` let a compact CSV, one without the
     study, config_key and state columns (``data/ground_truth/*.csv``), be read as that spec's study.
     """
-    path = Path(path)
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise StoreError(f"{path} is not a regular file; give an iotune export (JSON, CSV or Parquet)")
-        if info.st_size > MAX_IMPORT_BYTES:
-            raise StoreError(f"{path} is {info.st_size} bytes, more than the {MAX_IMPORT_BYTES} an import reads; "
-                             "export one study at a time (iotune export --study NAME)")
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
-            if head.startswith(b"PAR1"):
-                return flat.rows_document(*flat.read_parquet(path), path, spec=spec, study=study)
-            if head.lstrip()[:1] != b"{":
-                handle.seek(0)
-                text = io.TextIOWrapper(_Bounded(handle, path), encoding="utf-8", newline="")
-                return flat.rows_document(*flat.read_csv(text, path), path, spec=spec, study=study)
-            data = head + handle.read(MAX_IMPORT_BYTES + 1 - len(head))
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_IMPORT_BYTES:
-        raise StoreError(f"{path} is more than the {MAX_IMPORT_BYTES} bytes an import reads")
-    try:
-        document = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise StoreError(f"{path} is not valid JSON (truncated or corrupt?): {exc}") from None
-    except RecursionError:
-        raise StoreError(f"{path} nests JSON too deeply to be an iotune export") from None
-    del data
+    head = handle.read(4096)
+    handle.seek(0)
+    if head.startswith(b"PAR1"):
+        return flat.rows_document(*flat.read_parquet(path), path, spec=spec, study=study), lambda: size
+    if head.lstrip()[:1] != b"{":
+        bounded = _Bounded(handle, path)
+        text = io.TextIOWrapper(bounded, encoding="utf-8", newline="")
+        return flat.rows_document(*flat.read_csv(text, path), path, spec=spec, study=study), lambda: bounded.taken
+    if size > STREAM_ABOVE:
+        stream = json_stream.JsonStream(handle, path, MAX_IMPORT_BYTES)
+        document = json_stream.read_export(stream)
+        position = lambda: stream.read  # noqa: E731
+    else:
+        data = handle.read(MAX_IMPORT_BYTES + 1)
+        if len(data) > MAX_IMPORT_BYTES:
+            raise StoreError(f"{path} is more than the {MAX_IMPORT_BYTES} bytes an import reads")
+        try:
+            document = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path} is not valid JSON (truncated or corrupt?): {exc}") from None
+        except RecursionError:
+            raise StoreError(f"{path} nests JSON too deeply to be an iotune export") from None
+        del data
+        position = lambda: size  # noqa: E731
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
         raise StoreError(f"{path} is JSON but not an iotune export (no \"format\": \"{FORMAT_NAME}\")")
     version = document.get("version")
@@ -203,34 +213,55 @@ def read_document(path: str | os.PathLike, spec=None, study: str | None = None) 
     if spec is not None or study is not None:
         raise StoreError(f"{path} is a full iotune export: it carries its studies and spaces; import it without "
                          "--spec and --study")
-    return document
+    return document, position
 
 
 class _Bounded(io.RawIOBase):
     """A binary file read through, that fails once more than MAX_IMPORT_BYTES were read (the file may grow)."""
 
     def __init__(self, handle, path: Path):
-        self._handle, self._path, self._read = handle, path, 0
+        self._handle, self._path, self.taken = handle, path, 0
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
         count = self._handle.readinto(buffer)
-        self._read += count or 0
-        if self._read > MAX_IMPORT_BYTES:
+        self.taken += count or 0
+        if self.taken > MAX_IMPORT_BYTES:
             raise StoreError(f"{self._path} is more than the {MAX_IMPORT_BYTES} bytes an import reads")
         return count
 
 
-def apply_document(conn: sa.Connection, document: dict, path: str, progress=None) -> ImportReport:
-    """Merge an export document into the database inside the caller's transaction, every field checked.
+def import_file(storage: Storage, path: str | os.PathLike, spec=None, study: str | None = None,
+                progress=None) -> ImportReport:
+    """Merge an export (JSON, or the flat CSV/Parquet rows) into ``storage``, every field checked, all or nothing.
 
-    The first malformed record raises one StoreError line naming it, and the
-    caller's rollback leaves the database as it was.  ``progress(done, total)``,
-    when given, is called as trials are stored.
+    The first malformed record raises one StoreError line naming it, and nothing
+    of the file is kept.  ``spec`` (a :class:`~iotune.spec.CampaignSpec`) and
+    ``study`` read a compact CSV (rows without study, config_key and state, as
+    ``data/ground_truth/*.csv``) as measurements of that spec.
+    ``progress(done, total)``, when given, is called as trials are stored.
     """
-    return _Import(conn, path, progress).apply(document)
+    path = Path(path)
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # before opening it: a FIFO nobody writes would block the open
+            raise StoreError(f"{path} is not a regular file; give an iotune export (JSON, CSV or Parquet)")
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise StoreError(f"{path} is not a regular file; give an iotune export (JSON, CSV or Parquet)")
+            if info.st_size > MAX_IMPORT_BYTES:
+                raise StoreError(f"{path} is {info.st_size} bytes, more than the {MAX_IMPORT_BYTES} an import "
+                                 "reads; export one study at a time (iotune export --study NAME)")
+            if progress is not None:
+                progress(0, info.st_size)
+            document, position = read_document(handle, path, info.st_size, spec=spec, study=study)
+            with storage.bulk_import() as bulk:
+                report = _Import(bulk, os.path.abspath(path), progress).apply(document, position, info.st_size)
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return report
 
 
 class _Target:
@@ -250,8 +281,8 @@ class _Target:
 class _Import:
     """One import: where the records go, what has been seen, where the first bad record was."""
 
-    def __init__(self, conn: sa.Connection, path: str, progress=None):
-        self.conn = conn
+    def __init__(self, bulk: BulkImport, path: str, progress=None):
+        self.bulk = bulk
         self.path = path
         self.report = ImportReport()
         self.where = ""
@@ -259,12 +290,16 @@ class _Import:
         self.pending: list[tuple] = []
         self.seen: set[str] = set()
         self.repeats: dict[int, dict[str, set[int]]] = {}
-        self.done = self.total = 0
+        self.targets: dict[tuple, _Target] = {}
+        self.configurations: dict[tuple, tuple] = {}
+        self.position, self.size = (lambda: 0), 0
 
     def fail(self, message: str) -> StoreError:
         return StoreError(f"{self.path}: {self.where + ': ' if self.where else ''}{message}")
 
-    def apply(self, document: dict) -> ImportReport:
+    def apply(self, document: dict, position, size: int) -> ImportReport:
+        """Merge ``document``; ``position()`` says how many of the file's ``size`` bytes were read, for progress."""
+        self.position, self.size = position, size
         try:
             return self._apply(document)
         except checks.BadRecord as exc:
@@ -283,35 +318,39 @@ class _Import:
         for index, platform in enumerate(_items(document.get("platforms", []), "platforms")):
             self.where = f"platform #{index + 1}"
             fingerprint = checks.name(platform.get("fingerprint"), "fingerprint", limit=40)
-            info = checks.document(platform.get("info"), "platform info", optional=False)
-            for key, value in info.items():
-                if value is not None and (isinstance(value, (dict, list)) or
-                                          (isinstance(value, float) and not math.isfinite(value))):
-                    raise checks.BadRecord(f"platform info {key} must be a plain value, got {value!r}")
-            platform_ids[fingerprint] = queries.ensure_platform(self.conn, info)
+            platform_ids[fingerprint] = self._platform(platform.get("info"))
         studies_list = document.get("studies")
         if studies_list is None:
             raise checks.BadRecord("the export has no \"studies\" list")
-        self.total = sum(len(study.get("trials") or []) for study in _items(studies_list, "studies")
-                         if isinstance(study.get("trials"), list))
         for index, study in enumerate(_items(studies_list, "studies")):
             self.where = f"study #{index + 1}"
             label = checks.name(study.get("name"), "study name")
             self.where = f"study {label!r}"
             space = checks.study_space(study, self.where)
-            target = self._target_study(study, space, host, provenance)
-            study_trials = _items(study.get("trials") or [], "trials")
-            if not study_trials:
-                target.id()
-            for number, trial in enumerate(study_trials, start=1):
+            known = (label, study.get("space_hash"))
+            if known not in self.targets or space is not None and self.targets[known].space is None:
+                self.targets[known] = self._target_study(study, space, host, provenance)
+            target = self.targets[known]
+            number = 0
+            for number, trial in enumerate(_items(study.get("trials") or [], "trials"), start=1):
                 row = trial.get("_row")
                 uid = trial.get("uid")
                 self.where = (f"study {label!r}, " + (f"row {row}" if row else f"trial #{number}")
                               + (f" (uid {uid})" if isinstance(uid, str) and len(uid) <= 40 else ""))
                 self._trial(target, trial, platform_ids, provenance)
+            if not number:
+                target.id()
         self.where = ""
         self.flush()
         return self.report
+
+    def _platform(self, info) -> int:
+        info = checks.document(info, "platform info", optional=False)
+        for key, value in info.items():
+            if value is not None and (isinstance(value, (dict, list)) or
+                                      (isinstance(value, float) and not math.isfinite(value))):
+                raise checks.BadRecord(f"platform info {key} must be a plain value, got {value!r}")
+        return self.bulk.platform(info)
 
     def _target_study(self, study: dict, space, host: str, provenance: str) -> _Target:
         """The local study the file's study goes into: same name and space merges, else ``name@host``.
@@ -329,7 +368,7 @@ class _Import:
         spec_yaml = checks.text(study.get("spec_yaml"), "spec_yaml", limit=4 << 20)
         for attempt in range(1, 1000):
             candidate = name if attempt == 1 else f"{name}@{host}" if attempt == 2 else f"{name}@{host}-{attempt - 1}"
-            row = queries.study_by_name(self.conn, candidate)
+            row = self.bulk.study(candidate)
             if row is not None and row.space_hash != space_hash:
                 continue
             if candidate != name:
@@ -346,12 +385,11 @@ class _Import:
             self._note_settings(candidate, space, settings)
 
             def create(candidate=candidate) -> int:
-                again = queries.study_by_name(self.conn, candidate)
+                again = self.bulk.study(candidate)
                 if again is not None and again.space_hash == space_hash:
                     return again.id
                 self.report.studies_added += 1
-                return queries.insert_study(
-                    self.conn,
+                return self.bulk.add_study(
                     name=candidate,
                     space_yaml=str(study.get("space_yaml") or ""),
                     space_hash=space_hash,
@@ -392,13 +430,20 @@ class _Import:
             raise checks.BadRecord(f"trial state must be one of {', '.join(checks.IMPORTED_STATES)} (PENDING and "
                                    f"RUNNING ones are skipped), got {checks._show(state)}")
         uid = checks.name(trial.get("uid"), "trial uid", limit=32)
-        config, config_key, workload_key = checks.configuration(trial.get("config"), trial.get("config_key"),
-                                                                trial.get("workload_key"), space)
+        config = trial.get("config")
+        if "_row" in trial and isinstance(config, dict):
+            # Flat rows hold a column per parameter of every study in the file: an empty one that is not a
+            # parameter of this study belongs to another.
+            names = set() if space is None else {p.name for p in space.parameters}
+            config = {k: v for k, v in config.items() if v is not None or k in names}
+        config, config_key, workload_key, config_json = self._configuration(target, config, trial)
         repeat = checks.count(trial.get("repeat"), "repeat", maximum=checks.MAX_REPEAT)
-        phases = checks.phases(_items(trial.get("measurements") or [], "measurements"), "measurement")
+        phases = checks.phases(list(_items(trial.get("measurements") or [], "measurements")), "measurement")
         if state == "COMPLETE" and not phases:
             raise checks.BadRecord("a COMPLETE trial must have at least one measured phase")
         platform = trial.get("platform")
+        if platform is not None and platform not in platform_ids and isinstance(trial.get("_platform"), dict):
+            platform_ids[platform] = self._platform(trial["_platform"])
         if platform is not None and platform not in platform_ids:
             raise checks.BadRecord(f"trial names platform {checks._show(platform)} that the file does not describe")
         values = {
@@ -418,6 +463,9 @@ class _Import:
         bench = checks.benchmark(trial.get("benchmark"), "benchmark")
         earlier = checks.text(trial.get("imported_from"), "imported_from")
         if uid in self.seen:
+            if "_row" in trial:
+                raise checks.BadRecord(f"trial {uid} has rows apart from each other; an export writes a trial's "
+                                       "rows one after another")
             report.trials_duplicate += 1
             return
         self.seen.add(uid)
@@ -426,7 +474,7 @@ class _Import:
             platform_id=platform_ids.get(platform),
             config_key=config_key,
             workload_key=workload_key,
-            config_json=queries.dumps(config, "configuration"),
+            config_json=config_json,
             repeat=repeat,
             state=state,
             benchmark_json=None if bench is None else queries.dumps(bench, "benchmark"),
@@ -436,16 +484,31 @@ class _Import:
         if len(self.pending) >= BATCH:
             self.flush()
 
+    def _configuration(self, target: _Target, config, trial: dict) -> tuple[dict, str, str, str]:
+        """The checked configuration, its keys and its JSON (``checks.configuration``), each distinct one checked
+        once: an export holds a configuration once per repeat, and checking it was a third of an import's time."""
+        try:
+            seen = (id(target), trial.get("config_key"), trial.get("workload_key"),
+                    tuple((k, type(v), v) for k, v in config.items()))
+            hash(seen)
+        except (AttributeError, TypeError):  # not a mapping of plain values: checks.configuration says what
+            seen = None
+        found = self.configurations.get(seen) if seen is not None else None
+        if found is None:
+            found = checks.configuration(config, trial.get("config_key"), trial.get("workload_key"), target.space)
+            found = (*found, queries.dumps(found[0], "configuration"))
+            if seen is not None:
+                if len(self.configurations) >= 4096:
+                    self.configurations.clear()
+                self.configurations[seen] = found
+        return found
+
     def flush(self) -> None:
         """Store the checked trials waiting in ``pending``: duplicates skipped, taken repeats renumbered, then
         one insert of the trials and one of their phases (a statement per trial made imports 10x slower)."""
-        conn, report, pending = self.conn, self.report, self.pending
+        report, pending = self.report, self.pending
         self.pending = []
-        present = set()
-        uids = [row["uid"] for _, _, row in pending]
-        for start in range(0, len(uids), 500):
-            present.update(conn.execute(sa.select(trials.c.uid).where(trials.c.uid.in_(uids[start:start + 500]))
-                                        ).scalars())
+        present = self.bulk.present([row["uid"] for _, _, row in pending])
         rows, phases = [], {}
         for target, measured, row in pending:
             if row["uid"] in present:
@@ -459,27 +522,16 @@ class _Import:
             taken.add(row["repeat"])
             rows.append(row)
             phases[row["uid"]] = measured
-        if rows:
-            conn.execute(trials.insert(), rows)
-            values = []
-            added = list(phases)
-            for start in range(0, len(added), 500):
-                query = sa.select(trials.c.id, trials.c.uid).where(trials.c.uid.in_(added[start:start + 500]))
-                for trial_id, uid in conn.execute(query):
-                    values.extend(queries.phase_values(trial_id, phase) for phase in phases[uid])
-            if values:
-                conn.execute(measurements.insert(), values)
+        self.bulk.add_trials(rows, phases)
         report.trials_added += len(rows)
-        self.done += len(pending)
         if self.progress is not None:
-            self.progress(self.done, self.total)
+            self.progress(self.position(), self.size)
 
     def _taken(self, study_id: int) -> dict[str, set[int]]:
         """{config_key: repeats} of a local study, read once per import."""
         if study_id not in self.repeats:
             taken: dict[str, set[int]] = {}
-            query = sa.select(trials.c.config_key, trials.c.repeat).where(trials.c.study_id == study_id)
-            for config_key, repeat in self.conn.execute(query):
+            for config_key, repeat in self.bulk.repeats(study_id):
                 taken.setdefault(config_key, set()).add(repeat)
             self.repeats[study_id] = taken
         return self.repeats[study_id]
@@ -498,20 +550,22 @@ def _note(values: list[str], value: str) -> None:
         values.append(value)
 
 
-def _local_space(row):
+def _local_space(record: StudyRecord):
     """The space of a local study, or None when it has none that parses (older or hand-made stores)."""
-    if not (row.space_yaml or "").strip():
+    if not (record.space_yaml or "").strip():
         return None
     try:
-        return queries.study_record(row).space
+        return record.space
     except SpaceError:
         return None
 
 
-def _items(value, what: str) -> list[dict]:
-    if not isinstance(value, list):
+def _items(value, what: str) -> Iterator[dict]:
+    """The entries of a list (or of a list being read, :mod:`iotune.store.json_stream`), each checked to be an
+    object as it is taken."""
+    if not isinstance(value, (list, Iterator)):
         raise checks.BadRecord(f"{what} must be a list, got {type(value).__name__}")
     for index, item in enumerate(value, start=1):
         if not isinstance(item, dict):
             raise checks.BadRecord(f"{what} entry #{index} must be an object, got {type(item).__name__}")
-    return value
+        yield item

@@ -9,13 +9,16 @@ hints, wall time, extra data, benchmark spec and finish time; platform details
 other than hostname, file system type, MPI and iotune versions. CSV also loses
 value types: a configuration value that reads as a number or True/False comes
 back as one, an empty cell as None. Parquet keeps the types. In a file holding
-several studies, a parameter that is None in every trial of a study is taken
-to belong to another study and left out of that study's configurations.
+several studies, an empty parameter column that is not in a study's space is
+taken to belong to another study and left out of that study's configurations.
+A study's rows and a trial's rows come one after another, as an export writes
+them; rows are read and imported as they come.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -91,21 +94,26 @@ def read_csv(handle: IO[str], path: Path) -> tuple[list[str], Iterator[dict]]:
     The header is checked before any row is read, so a file that is not an export is refused at once.
     """
     try:
-        reader = csv.DictReader(handle)
-        columns = reader.fieldnames
+        reader = csv.reader(handle)
+        columns = next(reader, None)
     except (UnicodeDecodeError, csv.Error) as exc:
         raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None
     if not columns or "trial_uid" not in columns:
         raise StoreError(f"{path} is not an iotune export (JSON, or CSV/Parquet rows with a trial_uid column)")
+    readers = [(name, _reader(name)) for name in columns]
 
     def rows() -> Iterator[dict]:
         try:
-            for number, row in enumerate(reader, start=2):
-                if None in row:
-                    raise StoreError(f"{path}: row {number} has more cells than the header")
-                if None in row.values():
-                    raise StoreError(f"{path}: row {number} has fewer cells than the header (the file was cut short?)")
-                yield _parse_csv_row(row)
+            for values in reader:
+                if not values:
+                    continue
+                if len(values) != len(readers):
+                    number = reader.line_num
+                    raise StoreError(f"{path}: row {number} has more cells than the header"
+                                     if len(values) > len(readers) else
+                                     f"{path}: row {number} has fewer cells than the header (the file was cut short?)")
+                yield {name: None if text == "" else text if read is None else read(text)
+                       for (name, read), text in zip(readers, values, strict=True)}
         except (UnicodeDecodeError, csv.Error) as exc:
             raise StoreError(f"{path} is not an iotune export: {str(exc).splitlines()[0]}") from None
         if not _ends_with_line_break(path):
@@ -127,20 +135,19 @@ def _ends_with_line_break(path: Path) -> bool:
         return True
 
 
-def _parse_csv_row(row: dict) -> dict:
-    out = {}
-    for name, text in row.items():
-        if text is None or text == "":
-            out[name] = None
-        elif name in _INT_COLUMNS:
-            out[name] = int(text) if _NUMBER.match(text) else text
-        elif name in _FLOAT_COLUMNS:
-            out[name] = _float(text)
-        elif name.startswith("cfg."):
-            out[name] = _guess(text)
-        else:
-            out[name] = text
-    return out
+def _reader(name: str):
+    """How a CSV column's text is read back: None keeps it as text."""
+    if name in _INT_COLUMNS:
+        return _int
+    if name in _FLOAT_COLUMNS:
+        return _float
+    if name.startswith("cfg."):
+        return _guess
+    return None
+
+
+def _int(text: str):
+    return int(text) if _NUMBER.match(text) else text
 
 
 def _float(text: str):
@@ -150,6 +157,7 @@ def _float(text: str):
         return text
 
 
+@functools.lru_cache(maxsize=4096)  # a configuration's values come again on every row of its repeats
 def _guess(text: str):
     if text in ("True", "False"):
         return text == "True"
@@ -164,63 +172,92 @@ FULL_COLUMNS = ("study", "trial_uid", "config_key", "state")
 
 
 def rows_document(columns: list[str], rows: Iterable[dict], path: Path, spec=None, study: str | None = None) -> dict:
-    """The flat rows regrouped into the JSON export's platforms, studies, trials and measurements.
+    """The flat rows regrouped into the JSON export's shape as they are read: a study for each run of rows of one
+    study, a trial for each run of rows of one trial (as an export writes them), lazily, so that an import holds a
+    batch of trials rather than the file.
 
     Each trial remembers the file row it starts on (``_row``, as a spreadsheet
-    numbers it) for error messages.  Compact rows (no study, config_key and
-    state: ``data/ground_truth/compact.py``) need the ``spec`` they were
-    measured with; they become COMPLETE trials of study ``study`` (default: the
-    spec's name).
+    numbers it) for error messages, and the platform its row describes
+    (``_platform``).  Compact rows (no study, config_key and state:
+    ``data/ground_truth/compact.py``) need the ``spec`` they were measured
+    with; they become COMPLETE trials of study ``study`` (default: the spec's name).
     """
-    columns = set(columns)
-    compact = not {"study", "config_key", "state"} <= columns
+    names = set(columns)
+    compact = not {"study", "config_key", "state"} <= names
     if compact and spec is None:
-        absent = ", ".join(c for c in FULL_COLUMNS if c not in columns)
+        absent = ", ".join(c for c in FULL_COLUMNS if c not in names)
         raise StoreError(f"{path} has flat rows without the {absent} column(s) of an iotune export: if it is a "
                          "compact CSV (data/ground_truth/compact.py), import it with the spec it was measured "
                          f"with: iotune import {path.name} --spec SPEC.yaml [--study NAME]")
     if not compact and (spec is not None or study is not None):
         raise StoreError(f"{path} holds whole exported rows (study, config_key, state); import it without --spec "
                          "and --study")
-    host = None
-    platform_docs: dict[str, dict] = {}
-    study_docs: dict[str, dict] = {}
-    trial_docs: dict[tuple[str, str], dict] = {}
-    cfg_used: dict[str, set] = {}
-    first_row = 1 if path.suffix.lower() == ".parquet" else 2
-    try:
-        for number, row in enumerate(rows, start=first_row):
-            study_name = (study or spec.name) if compact else row["study"]
-            host = host or row.get("hostname")
-            if not isinstance(study_name, str):
-                raise StoreError(f"{path}: row {number}: study must be text, got {study_name!r}")
-            doc = study_docs.get(study_name)
-            if doc is None:
-                doc = study_docs[study_name] = _study_doc(study_name, row, spec if compact else None)
+    reader = _Rows(rows, 1 if path.suffix.lower() == ".parquet" else 2, path)
+    first = reader.peek()
+    host = first[1].get("hostname") if first is not None else None
+
+    def study_of(number: int, row: dict) -> str:
+        name = (study or spec.name) if compact else row["study"]
+        if not isinstance(name, str):
+            raise StoreError(f"{path}: row {number}: study must be text, got {name!r}")
+        return name
+
+    def trials_of(name: str) -> Iterator[dict]:
+        while (ahead := reader.peek()) is not None and study_of(*ahead) == name:
+            number, row = next(reader)
+            trial = _trial_doc(row, number, spec if compact else None, path)
+            while True:
+                if row.get("phase") is not None:
+                    fields = ("phase", "bytes", "seconds", *queries.PHASE_FIELDS)
+                    trial["measurements"].append({k: row.get(k) for k in fields})
+                ahead = reader.peek()
+                if ahead is None or study_of(*ahead) != name or ahead[1]["trial_uid"] != trial["uid"]:
+                    break
+                number, row = next(reader)
+            yield trial
+
+    def studies() -> Iterator[dict]:
+        while (ahead := reader.peek()) is not None:
+            doc = _study_doc(study_of(*ahead), ahead[1], spec if compact else None)
             if not compact:
-                _study_columns(doc, row)
-            used = cfg_used.setdefault(study_name, set())
-            used.update(k for k, v in row.items() if k.startswith("cfg.") and v is not None)
-            key = (study_name, row["trial_uid"])
-            trial = trial_docs.get(key)
-            if trial is None:
-                trial = trial_docs[key] = _trial_doc(row, number, platform_docs, spec if compact else None, path)
-                doc["trials"].append(trial)
-            if row.get("phase") is not None:
-                fields = ("phase", "bytes", "seconds", *queries.PHASE_FIELDS)
-                trial["measurements"].append({k: row.get(k) for k in fields})
+                _study_columns(doc, ahead[1])
+            doc["trials"] = _lacking(trials_of(doc["name"]), path)
+            yield doc
+            for _ in doc["trials"]:  # what the import did not take
+                pass
+
+    return {"source": {"host": host or "unknown", "db": None}, "platforms": [], "studies": _lacking(studies(), path)}
+
+
+class _Rows:
+    """(row number, row) pairs with one of look-ahead."""
+
+    def __init__(self, rows: Iterable[dict], start: int, path: Path):
+        self._rows = enumerate(rows, start=start)
+        self._ahead = None
+        self._path = path
+
+    def peek(self):
+        if self._ahead is None:
+            self._ahead = next(self._rows, None)
+            if self._ahead is not None and not isinstance(self._ahead[1], dict):
+                raise StoreError(f"{self._path} is not an iotune export")
+        return self._ahead
+
+    def __next__(self):
+        found = self.peek()
+        if found is None:
+            raise StopIteration
+        self._ahead = None
+        return found
+
+
+def _lacking(items: Iterator, path: Path) -> Iterator:
+    """``items``, with a row that lacks a column (or holds the wrong kind of value) one StoreError line."""
+    try:
+        yield from items
     except (KeyError, TypeError, AttributeError) as exc:
         raise StoreError(f"{path} is not an iotune export: rows lack {exc}") from None
-    for name, doc in study_docs.items():
-        if len(study_docs) == 1:
-            break
-        for trial in doc["trials"]:
-            trial["config"] = {k: v for k, v in trial["config"].items() if f"cfg.{k}" in cfg_used[name]}
-    return {
-        "source": {"host": host or "unknown", "db": None},
-        "platforms": list(platform_docs.values()),
-        "studies": list(study_docs.values()),
-    }
 
 
 def _study_doc(name: str, row: dict, spec) -> dict:
@@ -251,12 +288,9 @@ def _study_columns(doc: dict, row: dict) -> None:
         doc[key] = value
 
 
-def _trial_doc(row: dict, number: int, platform_docs: dict, spec, path: Path) -> dict:
+def _trial_doc(row: dict, number: int, spec, path: Path) -> dict:
     info = {k: row.get(k) for k in ("hostname", "fs_type", "mpi_version", "iotune_version") if row.get(k) is not None}
-    fp = None
-    if info:
-        fp = queries.fingerprint(info)
-        platform_docs[fp] = {"fingerprint": fp, "info": info}
+    fp = queries.fingerprint(info) if info else None
     config = {k[4:]: v for k, v in row.items() if k.startswith("cfg.")}
     if spec is None:
         config_key, workload_key, state = row["config_key"], row.get("workload_key") or "", row["state"]
@@ -281,5 +315,6 @@ def _trial_doc(row: dict, number: int, platform_docs: dict, spec, path: Path) ->
         "read_cache_mode": row.get("read_cache_mode"),
         "hints_in_effect": {k[5:]: str(v) for k, v in row.items() if k.startswith("hint.") and v is not None},
         "platform": fp,
+        "_platform": info,
         "measurements": [],
     }

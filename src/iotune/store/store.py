@@ -29,10 +29,11 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from iotune.records import Measurement
 from iotune.errors import SpaceError, StoreError
 from iotune.spec.environment import UnsafeEnvironmentError, check_environment
-from iotune.store import exchange, model_rows, queries
+from iotune.store import model_rows, queries
 from iotune.shield import shielded
+from iotune.store.base import BulkImport, Storage
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
-from iotune.store.records import TRIAL_STATES, ImportReport, ModelRecord, StudyRecord, TrialRecord
+from iotune.store.records import TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import ensure_schema, measurements, models, platforms, studies, trials
 
 _RESETTABLE = ("PENDING", "RUNNING", "FAILED")
@@ -57,7 +58,7 @@ def _check_queued_environment(conn: sa.Connection, trial_id: int) -> None:
             raise StoreError(str(exc)) from None
 
 
-class Store:
+class Store(Storage):
     """Results database: SQLite file by default, PostgreSQL (or any SQLAlchemy URL) when given one.
 
     ``url`` may be None (``iotune.db`` in the working directory), a file path,
@@ -659,35 +660,61 @@ class Store:
             study_id = None if study is None else self._study_id(conn, study)
             return model_rows.select(conn, study_id)
 
-    # exchange
+    # imports
 
-    def export(self, path: str | os.PathLike, fmt: str = "json", study: str | int | None = None) -> None:
-        """Write the store (or one study) to ``path``: "json" (everything but models), "csv" or "parquet" (flat rows)."""
-        if fmt not in exchange.FORMATS:
-            raise StoreError(f"unknown export format {fmt!r}; use one of {', '.join(exchange.FORMATS)}")
-        with self._transaction(write=False, shield=False) as conn:
-            study_id = None if study is None else self._study_id(conn, study)
-            if fmt == "json":
-                document = exchange.export_document(conn, study_id, self._source())
-                exchange.write_json(path, document)
-            else:
-                exchange.write_rows(path, fmt, exchange.export_rows(conn, study_id))
+    @contextmanager
+    def bulk_import(self) -> Iterator[BulkImport]:
+        """One write transaction for an import (:mod:`iotune.store.exchange`): all of it kept or none.
 
-    def import_file(self, path: str | os.PathLike, spec=None, study: str | None = None,
-                    progress=None) -> ImportReport:
-        """Merge an export (JSON, or the flat CSV/Parquet rows) into this store, all or nothing.
-
-        ``spec`` (a :class:`~iotune.spec.CampaignSpec`) and ``study`` read a compact CSV (rows without
-        study, config_key and state, as ``data/ground_truth/*.csv``) as measurements of that spec.
-        ``progress(done, total)``, when given, is called as trials are stored.
-        """
-        document = exchange.read_document(path, spec=spec, study=study)
+        Not shielded from signals, unlike every other transaction: an import may take minutes and Ctrl-C must
+        stop it at once (the rollback leaves the store as it was)."""
         with self._transaction(write=True, shield=False) as conn:
-            return exchange.apply_document(conn, document, os.path.abspath(path), progress)
+            yield _SqlBulkImport(conn)
 
-    def _source(self) -> dict:
+    def source(self) -> dict:
         database = self._engine.url.database if self.backend == "sqlite" else masked(self.url)
         return {"host": socket.gethostname(), "db": database}
+
+
+class _SqlBulkImport(BulkImport):
+    """An import's writes on one SQLAlchemy connection, each a statement for many rows."""
+
+    def __init__(self, conn: sa.Connection):
+        self.conn = conn
+
+    def platform(self, info: dict) -> int:
+        return queries.ensure_platform(self.conn, info)
+
+    def study(self, name: str) -> StudyRecord | None:
+        row = queries.study_by_name(self.conn, name)
+        return None if row is None else queries.study_record(row)
+
+    def add_study(self, **fields) -> int:
+        return queries.insert_study(self.conn, **fields)
+
+    def present(self, uids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(uids), 500):
+            found.update(self.conn.execute(sa.select(trials.c.uid).where(trials.c.uid.in_(uids[start:start + 500]))
+                                           ).scalars())
+        return found
+
+    def repeats(self, study_id: int):
+        query = sa.select(trials.c.config_key, trials.c.repeat).where(trials.c.study_id == study_id)
+        return iter(self.conn.execute(query).all())
+
+    def add_trials(self, rows: list[dict], phases: dict) -> None:
+        if not rows:
+            return
+        self.conn.execute(trials.insert(), rows)  # one executemany: a statement per trial made imports 10x slower
+        values: list[dict] = []
+        added = list(phases)
+        for start in range(0, len(added), 500):
+            query = sa.select(trials.c.id, trials.c.uid).where(trials.c.uid.in_(added[start:start + 500]))
+            for trial_id, uid in self.conn.execute(query):
+                values.extend(queries.phase_values(trial_id, phase) for phase in phases[uid])
+        if values:
+            self.conn.execute(measurements.insert(), values)
 
 
 INT64_MAX = 2**63 - 1
