@@ -39,6 +39,7 @@ from iotune.cli import (
 )
 from iotune.errors import IotuneError
 
+
 def _flags_without_type(display_type_rich):
     """Typer's help shows a flag as ``--version <bool>``; a flag takes no value, so show none."""
     def display(self, ctx):

@@ -48,11 +48,11 @@ def _whole_stream(blob: bytes, compression: int):
                 break  # no input left and no output: the stream is cut short
             pending = reader.unconsumed_tail
         return reader
-    reader = bz2.BZ2Decompressor()
-    reader.decompress(blob, PIECE)
-    while not reader.eof and not reader.needs_input:
-        reader.decompress(b"", PIECE)
-    return reader
+    bz2_reader = bz2.BZ2Decompressor()
+    bz2_reader.decompress(blob, PIECE)
+    while not bz2_reader.eof and not bz2_reader.needs_input:
+        bz2_reader.decompress(b"", PIECE)
+    return bz2_reader
 
 
 def damaged_regions(data: bytes, compression: int, regions: list[tuple[str, int, int]]) -> list[str]:

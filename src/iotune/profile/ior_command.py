@@ -15,8 +15,8 @@ import shlex
 from pathlib import PurePath
 
 from iotune.errors import UnitError
-from iotune.workload import WorkloadError, Workload
 from iotune.units import parse_size
+from iotune.workload import Workload, WorkloadError
 
 # short option -> (long name, takes a value)
 OPTIONS = {

@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
-from iotune.units import MIB
-from iotune.records import PhaseResult
 from iotune.errors import StoreError
+from iotune.records import PhaseResult
 from iotune.store.records import StudyRecord, TrialRecord
 from iotune.store.schema import measurements, platforms, studies, trials
+from iotune.units import MIB
 
 PLATFORM_COLUMNS = (
     "hostname",

@@ -26,11 +26,11 @@ from dataclasses import asdict, is_dataclass
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from iotune.records import Measurement
 from iotune.errors import SpaceError, StoreError
+from iotune.records import Measurement
+from iotune.shield import shielded
 from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import model_rows, queries
-from iotune.shield import shielded
 from iotune.store.base import BulkImport, Storage
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
 from iotune.store.records import TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
@@ -370,7 +370,7 @@ class Store(Storage):
         with self._write() as conn:
             conn.execute(trials.insert(), rows)  # one executemany: a row at a time is 10x slower
             uids = list(phases)
-            values = []
+            values: list[dict] = []
             for start in range(0, len(uids), 500):
                 chunk = uids[start:start + 500]
                 for trial_id, uid in conn.execute(sa.select(trials.c.id, trials.c.uid).where(trials.c.uid.in_(chunk))):
