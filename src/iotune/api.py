@@ -211,7 +211,7 @@ class Study:
         """
         from iotune.bench.platform import platform_info
         from iotune.study import Objective, Worker
-        from iotune.study.tune import Tuner
+        from iotune.study.tune import Tuning
 
         self.spec.check_runnable()
         priors = tuple(p._study if isinstance(p, Study) else StoredStudy.open(self.store, p) for p in prior_studies)
@@ -222,7 +222,7 @@ class Study:
             if named else (runner, None)
         worker = Worker(self._study, run, scratch, storage=storage, platform=platform_info(scratch))
         try:
-            tuner = Tuner(self._study, worker, self._workload(workload), budget, objective=Objective(objective),
+            tuner = Tuning(self._study, worker, self._workload(workload), budget, objective=Objective(objective),
                           prior_studies=priors, seed=seed, on_step=on_step)
             return tuner.run()
         finally:

@@ -1,5 +1,5 @@
-"""The tuner with N runs in flight, run by a fake queue of workers through the real store (no Slurm): N in
-flight, never the same candidate twice at once, the budget spent exactly, the same proposals from the same
+"""The tuner with N runs in flight (the campaign asks the transfer sampler for batches of N), run by a fake queue of
+workers through the real store (no Slurm): N in flight, never the same candidate twice at once, the budget spent exactly, the same proposals from the same
 outcomes, and a tuning left mid-way resumed without queueing again what was in flight."""
 
 import hashlib
@@ -10,7 +10,7 @@ import pytest
 from iotune.records import Measurement, PhaseResult
 from iotune.store import Store
 from iotune.study import Objective, Study, StudyError
-from iotune.study.tune import Tuner
+from iotune.study.tune import Tuning
 from tests.study.test_tune import SPEC, Landscape, measured_store, true_best
 
 TARGET = {"transfer_size": 256 * 1024}
@@ -59,7 +59,7 @@ class FakeWorkers:
 
 def parallel_tuner(store, budget, workers, queue, **options):
     study = Study.open(store, "landscape")
-    return Tuner(study, None, TARGET, budget, objective=Objective("time"), workers=workers, on_wait=queue,
+    return Tuning(study, None, TARGET, budget, objective=Objective("time"), workers=workers, on_wait=queue,
                  poll_s=0.0, **options)
 
 
@@ -115,14 +115,14 @@ def test_a_tuning_left_mid_way_resumes_without_queueing_again_what_was_in_flight
         with pytest.raises(KeyboardInterrupt):
             parallel_tuner(store, 12, 3, FakeWorkers(store, "landscape", 3, stop_after=4)).run()
         left = {t.id: (t.config_key, t.repeat) for t in target_trials(store) if t.state in ("PENDING", "RUNNING")}
-        assert len(left) == 3
+        assert 0 < len(left) <= 3  # the rest of the batch in flight: a batch is told once all of it is done
         assert store.get_study("landscape").controller is None  # the lease was given back
         result = parallel_tuner(store, 12, 3, FakeWorkers(store, "landscape", 3)).run()
         found = target_trials(store)
     assert len(found) == 12 and {t.state for t in found} == {"COMPLETE"}
     assert {t.id: (t.config_key, t.repeat) for t in found if t.id in left} == left  # finished, not re-queued
     assert len({(t.config_key, t.repeat) for t in found}) == 12
-    assert result.runs == 12 and sum("before this tuner" in s.reason for s in result.steps) == 3
+    assert result.runs == 12 and sum("before this tuner" in s.reason for s in result.steps) == len(left)
 
 
 def test_a_tuning_is_refused_while_a_live_controller_holds_the_study(tmp_path):

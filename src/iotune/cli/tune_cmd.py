@@ -181,7 +181,7 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
     """Tune with the runs measured in this process, one at a time."""
     from iotune.bench.platform import platform_info
     from iotune.study import Worker
-    from iotune.study.tune import Tuner
+    from iotune.study.tune import Tuning
 
     scratch = prepare_scratch(scratch)
     if command:
@@ -199,7 +199,7 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
         run, storage = runner_and_storage(target.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale)
     worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
     try:
-        tuner = Tuner(target, worker, values, budget, **tuning)
+        tuner = Tuning(target, worker, values, budget, **tuning)
         _announce(terminal, tuner, target, values, budget)
         return tuner.run()
     finally:
@@ -222,14 +222,14 @@ def _tune_on_slurm(terminal: Terminal, store, url: str, target, job, values: dic
     import os
 
     from iotune.cli.slurm_executor import SlurmExecutor, log_directory, worker_command
-    from iotune.study.tune import Tuner
+    from iotune.study.tune import Tuning
     from iotune.study.worker import GRACE_S
 
     command = worker_command(target.spec, target.name, job, runner=runner, timeout=timeout, scratch=scratch,
                              mpiexec=mpiexec, replay_scale=replay_scale, grace=grace)
     env = {**os.environ, "IOTUNE_DB": url}
     executor = SlurmExecutor(store, target.name, job, command, env, log_directory(None), terminal, resume=resume)
-    tuner = Tuner(target, None, values, budget, workers=job.workers, on_start=executor.start, on_wait=executor.wait,
+    tuner = Tuning(target, None, values, budget, workers=job.workers, on_start=executor.start, on_wait=executor.wait,
                   on_queue=lambda configuration, reason, flight: terminal.info(
                       f"queued: {configuration.describe() or 'defaults'} ({flight} in flight)  [{reason}]"),
                   poll_s=0.25, grace_s=grace or GRACE_S, **tuning)

@@ -37,6 +37,28 @@ def check_satisfiable(space, seed: int = 0) -> None:
         raise StudyError(f"space {space.name!r}: no configuration meets its constraints; loosen them")
 
 
+TRANSFER_OPTIONS = ("workload", "prior_studies", "engine_options")
+
+
+def _transfer(store, spec: CampaignSpec, study_name: str, options: dict, *, seed: int, budget: int | None,
+              objective: Objective, workers: int):
+    """The transfer sampler of a campaign: its workload and prior studies from the sampler's options."""
+    from iotune.samplers import SamplerError
+    from iotune.study.tune import transfer_sampler
+
+    unknown = sorted(set(options) - set(TRANSFER_OPTIONS))
+    if unknown:
+        raise SamplerError(f"sampler 'transfer' takes no option {', '.join(unknown)} (its options: "
+                           f"{', '.join(TRANSFER_OPTIONS)})")
+    priors = options.get("prior_studies") or []
+    if isinstance(priors, str) or not isinstance(priors, (list, tuple)) or not all(isinstance(p, str) for p in priors):
+        raise SamplerError(f"sampler 'transfer': prior_studies is a list of study names, got {priors!r}")
+    existing = Study.open(store, study_name) if store.get_study(study_name) is not None else None
+    return transfer_sampler(existing, spec.space, options.get("workload") or {}, budget, objective=objective,
+                            prior_studies=priors, seed=seed, workers=workers,
+                            engine_options=options.get("engine_options"), store=store)
+
+
 def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *, sampler: str | None = None,
             budget: int | None = None, seed: int | None = None, options: dict | None = None,
             configurations=None, resume: bool = False, retry_failed: bool = False, storage=None,
@@ -53,7 +75,10 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     Slurm job array), and a sampler that proposes one configuration at a time
     proposes ``workers`` at a time instead (:mod:`iotune.samplers.parallel`,
     with the constant ``lie``).  ``on_start``, ``on_wait`` and ``poll_s`` go to
-    the :class:`Campaign`.  ``check_benchmark`` False lets parameters that the built-in benchmark cannot
+    the :class:`Campaign`.  The ``transfer`` sampler tunes the workload of its
+    option ``workload`` with the runs of the study and of the studies named in
+    ``prior_studies`` as its prior (:func:`iotune.study.tune.transfer_sampler`);
+    its budget counts runs.  ``check_benchmark`` False lets parameters that the built-in benchmark cannot
     apply through (a runner that reads the configuration itself: :class:`iotune.runners.FunctionRunner`).
     """
     if check_benchmark:
@@ -63,6 +88,9 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     budget = settings.budget if budget is None else budget
     if configurations is not None:
         chosen = DesignSampler(spec.space, configurations, seed=seed, budget=budget, shuffle=False)
+    elif (sampler or settings.sampler) == "transfer":
+        chosen = _transfer(store, spec, study_name, {**settings.options, **(options or {})}, seed=seed,
+                           budget=budget, objective=Objective(objective or settings.objective), workers=workers)
     else:
         name, merged = sampler or settings.sampler, {**settings.options, **(options or {})}
         chosen = parallel(lambda: make_sampler(name, spec.space, seed=seed, budget=budget, options=merged, spec=spec),
