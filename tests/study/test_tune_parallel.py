@@ -1,6 +1,7 @@
-"""The tuner with N runs in flight (the campaign asks the transfer sampler for batches of N), run by a fake queue of
-workers through the real store (no Slurm): N in flight, never the same candidate twice at once, the budget spent exactly, the same proposals from the same
-outcomes, and a tuning left mid-way resumed without queueing again what was in flight."""
+"""The tuner with N runs in flight (the campaign asks the transfer sampler for batches of N), run by a fake queue
+of workers through the real store (no Slurm): N in flight, never the same candidate twice at once, the budget
+spent exactly, the same proposals from the same outcomes, and a tuning left mid-way resumed without queueing
+again what was in flight."""
 
 import hashlib
 import random

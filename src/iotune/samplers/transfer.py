@@ -54,10 +54,11 @@ def workload_configurations(space: Space, workload: dict, limit: int = MAX_CANDI
     total = math.prod(len(p.levels) for p in system)
     rng = np.random.default_rng(seed)
     out: dict[str, Configuration] = {}
+    system_names = [p.name for p in system]
     if total <= limit * 4:
         for combo in itertools.product(*(p.levels for p in system)):
             try:
-                configuration = space.configuration({**fixed, **dict(zip((p.name for p in system), combo))})
+                configuration = space.configuration({**fixed, **dict(zip(system_names, combo, strict=True))})
             except SpaceError:
                 continue
             out.setdefault(configuration.key, configuration)

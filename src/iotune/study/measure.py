@@ -20,7 +20,6 @@ from iotune.study.objective import Objective
 from iotune.study.study import Study, StudyError
 from iotune.study.worker import Worker
 
-
 SATISFIABLE_DRAWS = 1_000_000
 
 

@@ -148,7 +148,6 @@ def transfer_sampler(study: Study | None, space, workload: dict, budget: int | N
     return TransferSampler(space, seed=seed, budget=budget, workload=workload, price=price_of(objective),
                            workers=workers, objective=objective.name, engine_options=engine_options,
                            prior=prior_outcomes(studies, space, objective))
-    return sampler
 
 
 class Tuning:
