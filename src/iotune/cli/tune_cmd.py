@@ -19,10 +19,12 @@ from iotune.cli.options import (
     MPIEXEC,
     NODES_PER_TRIAL,
     PARTITION,
+    PRIOR_STUDY,
     REPLAY_SCALE,
     SBATCH_OPTION,
     TIME_LIMIT,
     WORKERS,
+    WORKLOAD,
 )
 from iotune.cli.terminal import Terminal, check_format
 from iotune.runners.registry import RUNNER_HELP
@@ -40,13 +42,10 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
          instances: int = typer.Option(None, "--instances", help="Compute instances billed per run under "
                                        "--objective cost, when the space has no processes parameter to derive "
                                        "them from.", min=1),
-         workload: str = typer.Option(None, "--workload", "-w", help="The workload to tune for: name=value pairs, a "
-                                      "workload YAML file, a Darshan log or an IOR command line. Values need not "
-                                      "be levels of the spec."),
+         workload: str = WORKLOAD,
          study: str = typer.Option(None, "--study", "-s", help="Study holding the runs (default: the spec's name; "
                                                                "with a command: the study whose space to tune)."),
-         prior: list[str] = typer.Option([], "--prior-study", help="Another study whose runs are prior knowledge "
-                                                                   "(repeatable)."),
+         prior: list[str] = PRIOR_STUDY,
          seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
          runner: str = typer.Option("builtin", "--runner", help=RUNNER_HELP),
