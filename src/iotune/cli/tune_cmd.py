@@ -229,9 +229,9 @@ def _tune_on_slurm(terminal: Terminal, store, url: str, target, job, values: dic
     env = {**os.environ, "IOTUNE_DB": url}
     executor = SlurmExecutor(store, target.name, job, command, env, log_directory(None), terminal, resume=resume)
     tuner = Tuning(target, None, values, budget, workers=job.workers, on_start=executor.start, on_wait=executor.wait,
-                  on_queue=lambda configuration, reason, flight: terminal.info(
-                      f"queued: {configuration.describe() or 'defaults'} ({flight} in flight)  [{reason}]"),
-                  poll_s=0.25, grace_s=grace or GRACE_S, **tuning)
+                   on_queue=lambda configuration, reason, flight: terminal.info(
+                       f"queued: {configuration.describe() or 'defaults'} ({flight} in flight)  [{reason}]"),
+                   poll_s=0.25, grace_s=grace or GRACE_S, **tuning)
     _announce(terminal, tuner, target, values, budget)
     terminal.info(f"study {target.name}: controller here, {job.workers} workers in Slurm, store {store!r}")
     try:
