@@ -205,3 +205,21 @@ def test_samplers_survive_any_sequence_of_failures(name, seed, fates):
                        "invalid": Outcome("INVALID")}[fate]
             sampler.tell(configuration, outcome)
     assert len(seen) <= budget
+
+
+GATED = Space.from_text("""
+name: gated
+parameters:
+  - {name: api, type: categorical, levels: [POSIX, MPIIO], role: workload, layer: application}
+  - {name: collective, type: boolean, role: workload, layer: mpiio, when: "api == 'MPIIO'"}
+  - {name: nodes, type: integer, levels: [1, 2, 4], role: system, layer: mpiio}
+""")
+
+
+def test_the_transfer_sampler_tunes_a_workload_whose_parameter_is_inactive():
+    """api=POSIX leaves collective inactive (None), as a profile or the workload of a stored trial gives it."""
+    sampler = make_sampler("transfer", GATED, budget=2, options={"workload": {"api": "POSIX", "collective": None}})
+    assert len(sampler.candidates) == 3 and all(c["collective"] is None for c in sampler.candidates)
+    assert sampler.ask(1) == [sampler.default]
+    with pytest.raises(SamplerError, match="workload api"):
+        make_sampler("transfer", GATED, budget=2, options={"workload": {"api": "HDF5"}})

@@ -229,6 +229,9 @@ class TransferSampler(Sampler):
     def _normalised(self, workload: dict) -> dict:
         out = {}
         for name, value in workload.items():
+            if value is None:
+                out[name] = value  # a parameter inactive for this workload (its `when:` rule is false)
+                continue
             try:
                 parameter = self.space.parameter(name)
             except (KeyError, SpaceError):
