@@ -236,11 +236,12 @@ class Campaign:
             self._count_round()
             owned = self._owned_trials()
         for configuration, trial in owned:
-            self.sampler.tell(configuration, self.objective.outcome([trial]))
+            outcome = self.objective.outcome([trial])
+            self.sampler.tell(configuration, outcome)
             if (trial.config_key, trial.repeat) in waiting:
                 self.report.configurations += 1
                 if self.on_run is not None:
-                    self.on_run(trial, configuration, self.objective.outcome([trial]))
+                    self.on_run(trial, configuration, outcome)
 
     def _owned_trials(self) -> list[tuple[Configuration, object]]:
         """(configuration, trial) of each stored trial the sampler owns, in queue order."""
