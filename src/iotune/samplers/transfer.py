@@ -227,7 +227,7 @@ class TransferSampler(Sampler):
         return list(self.observations) + [(i, None) for i in sorted(self.invalid)]
 
     def _normalised(self, workload: dict) -> dict:
-        out = {}
+        out: dict = {}
         for name, value in workload.items():
             if value is None:
                 out[name] = value  # a parameter inactive for this workload (its `when:` rule is false)

@@ -43,6 +43,7 @@ from iotune.samplers import Outcome, Sampler
 from iotune.space import Configuration
 from iotune.spec.mapping import benchmark_spec
 from iotune.spec.storage import storage_config
+from iotune.store.records import TrialRecord
 from iotune.study.objective import Objective
 from iotune.study.renewal import Renewal
 from iotune.study.study import Study, StudyError
@@ -243,7 +244,7 @@ class Campaign:
                 if self.on_run is not None:
                     self.on_run(trial, configuration, outcome)
 
-    def _owned_trials(self) -> list[tuple[Configuration, object]]:
+    def _owned_trials(self) -> list[tuple[Configuration, TrialRecord]]:
         """(configuration, trial) of each stored trial the sampler owns, in queue order."""
         space = self.study.space
         out = []

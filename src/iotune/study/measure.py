@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from iotune.errors import SpaceError
-from iotune.samplers import DesignSampler, make_sampler
+from iotune.samplers import DesignSampler, Sampler, make_sampler
 from iotune.samplers.parallel import parallel
 from iotune.spec import CampaignSpec
 from iotune.spec.mapping import benchmark_spec
-from iotune.study.campaign import Campaign
+from iotune.study.campaign import POLL_S, Campaign
 from iotune.study.objective import Objective
 from iotune.study.study import Study, StudyError
 from iotune.study.worker import Worker
@@ -85,6 +85,7 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     settings = spec.campaign
     seed = settings.seed if seed is None else seed
     budget = settings.budget if budget is None else budget
+    chosen: Sampler
     if configurations is not None:
         chosen = DesignSampler(spec.space, configurations, seed=seed, budget=budget, shuffle=False)
     elif (sampler or settings.sampler) == "transfer":
@@ -111,6 +112,6 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
         raise StudyError(f"study {study_name!r} was screened with other factors or levels; use another --study name")
     local = runner is not None or storage is not None  # a testbed provider brings the runner of each testbed
     worker = Worker(study, runner, scratch, storage=storage, platform=platform, on_trial=on_trial) if local else None
-    timing = {} if poll_s is None else {"poll_s": poll_s}
     return Campaign(study, chosen, worker, objective=Objective(objective or settings.objective),
-                    retry_failed=retry_failed, on_batch=on_batch, on_start=on_start, on_wait=on_wait, **timing)
+                    retry_failed=retry_failed, on_batch=on_batch, on_start=on_start, on_wait=on_wait,
+                    poll_s=POLL_S if poll_s is None else poll_s)
