@@ -278,10 +278,12 @@ def test_a_sampler_that_remeasures_gets_each_run_as_a_new_repeat_and_its_stored_
         assert first.heard == [(plan[0].key, "COMPLETE", 1)] * 2  # the same configuration twice, each run alone
         assert sorted((t.config_key, t.repeat) for t in store.trials("tiny")) == [(plan[0].key, 0), (plan[0].key, 1)]
         again = Twice(spec.space, plan)
-        report = Campaign(study, again, Worker(study, Stand(), tmp_path)).run()
+        campaign = Campaign(study, again, Worker(study, Stand(), tmp_path))
+        assert campaign.expected_trials() == 2  # the budget less the runs it owns in the store
+        report = campaign.run()
         assert again.heard[:2] == first.heard and len(again.heard) == 4  # the two stored runs told first
         runs = sorted((t.config_key, t.repeat) for t in store.trials("tiny"))
         assert runs == sorted([(plan[0].key, 0), (plan[0].key, 1), (plan[1].key, 0), (plan[1].key, 1)])
-        assert report.completed == 2  # what was stored is not run again
+        assert report.completed == 2 and report.already_done == 2  # what was stored is not run again
         reasons = store.get_study("tiny").settings["tuning_reasons"]
         assert reasons[f"{plan[1].key}#1"] == "run 4 of the plan"

@@ -126,8 +126,10 @@ class Campaign:
 
     def expected_trials(self) -> int | None:
         """Trials this campaign plans at most (designs and budgets), or None when the sampler cannot say."""
-        if self.sampler.remeasures:
-            return self.sampler.remaining
+        if self.sampler.remeasures:  # its budget counts the runs it owns in the store: those finished are spent
+            remaining = self.sampler.remaining
+            spent = sum(t.state in ("COMPLETE", "FAILED") for _, t in self._owned_trials())
+            return None if remaining is None else max(0, remaining - spent)
         designed = getattr(self.sampler, "configurations", None)
         count = len(designed) if designed is not None else self.sampler.budget
         if self.sampler.budget is not None and count is not None:
@@ -239,10 +241,12 @@ class Campaign:
         for configuration, trial in owned:
             outcome = self.objective.outcome([trial])
             self.sampler.tell(configuration, outcome)
-            if (trial.config_key, trial.repeat) in waiting:
-                self.report.configurations += 1
-                if self.on_run is not None:
-                    self.on_run(trial, configuration, outcome)
+            if (trial.config_key, trial.repeat) not in waiting:
+                self.report.already_done += 1
+                continue
+            self.report.configurations += 1
+            if self.on_run is not None:
+                self.on_run(trial, configuration, outcome)
 
     def _owned_trials(self) -> list[tuple[Configuration, TrialRecord]]:
         """(configuration, trial) of each stored trial the sampler owns, in queue order."""
