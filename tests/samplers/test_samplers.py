@@ -223,3 +223,18 @@ def test_the_transfer_sampler_tunes_a_workload_whose_parameter_is_inactive():
     assert sampler.ask(1) == [sampler.default]
     with pytest.raises(SamplerError, match="workload api"):
         make_sampler("transfer", GATED, budget=2, options={"workload": {"api": "HDF5"}})
+
+
+def test_the_transfer_sampler_refills_a_slot_while_runs_are_outstanding():
+    """Asked again before every run is told (a worker freed while others still run): never an outstanding run
+    again, the outstanding ones counted in the budget, and the same proposals from the same runs."""
+    def run():
+        sampler = make_sampler("transfer", SMALL, seed=3, budget=6, options={"workers": 3})
+        first = sampler.ask(3)
+        sampler.tell(first[0], Outcome.of([small(first[0]) + 1]))
+        assert sampler.remaining == 6 - 1 - 2
+        refill = sampler.ask(1)
+        assert len(refill) == 1 and refill[0].key not in {c.key for c in first[1:]}
+        return [c.key for c in first + refill]
+
+    assert run() == run()

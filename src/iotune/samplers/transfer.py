@@ -9,12 +9,15 @@ stated against).  The loop tells it the stored runs of its workload before its
 first ``ask`` (:meth:`owns`), so a tuning resumed continues from them and its
 ``budget`` (runs of the workload, stored ones included) is spent once.
 
-Asked for ``n`` runs at once (``workers``), it proposes ``n`` distinct ones:
-the engine tells itself, for each run chosen, the model's mean there (a
-kriging believer: a constant liar whose lie is the model's own prediction) and
-chooses again.  A failed run is penalised (the engine imputes it as slow and
-steers away from its neighbours); an INVALID configuration is never proposed
-again and costs no run.
+It may be asked again while runs it proposed are still outstanding (N
+workers: a free slot is refilled as soon as a run ends): it proposes none of
+them again at once, and tells the engine each as if it had given the model's
+current mean there (a kriging believer: a constant liar whose lie is the
+model's own prediction), so the new runs spread around them.  The same runs
+told and the same runs outstanding give the same proposals.  A failed run is
+penalised (the engine imputes it as slow and steers away from its
+neighbours); an INVALID configuration is never proposed again and costs no
+run.
 """
 
 from __future__ import annotations
@@ -130,7 +133,7 @@ class TransferSampler(Sampler):
         self.observations: list[tuple[int, float | None]] = []
         self.invalid: set[int] = set()
         self.stopped_early = False
-        self._outstanding: set[str] = set()
+        self._outstanding: dict[str, int] = {}  # key -> candidate index of each run asked for, in ask order
         self._reasons: dict[str, str] = {}
         self.last: list[Configuration] = []
         self._engine_options = dict(engine_options or {})
@@ -146,38 +149,53 @@ class TransferSampler(Sampler):
         return max(0, self.budget - len(self.observations) - len(self._outstanding))
 
     def ask(self, n: int = 1) -> list[Configuration]:
+        """Up to ``n`` runs to make next, none of them outstanding (asked for and not told yet)."""
         want = self._want(n)
-        if self._outstanding:
-            raise SamplerError(f"{self.name}: tell() the outcomes of the last batch before asking again")
         if want == 0:
             return []
         told = self._told()
+        busy = list(self._outstanding.values())
         picks: list[int] = []
         reasons: dict[int, str] = {}
         default = self.index.get(self.default.key)
-        if default is not None and default not in {i for i, _ in told}:
+        if default is not None and default not in {i for i, _ in told} | set(busy):
             picks.append(default)
             reasons[default] = DEFAULT_REASON
         if len(picks) < want:
-            for pick in self.engine.suggest(told, want):
-                if pick in picks:
+            busy += picks
+            believed = told + self._beliefs(told, busy)
+            for pick in self.engine.suggest(believed, want - len(picks) + len(busy)):
+                if pick in busy:
                     continue
                 picks.append(pick)
+                busy.append(pick)
                 reasons[pick] = self._why(pick, told)
                 if len(picks) == want:
                     break
         if not picks:
-            self.stopped_early = True
+            self.stopped_early = not self._outstanding
             return []
         chosen = [self.candidates[i] for i in picks]
-        self._reasons = {self.candidates[i].key: reasons[i] for i in picks}
+        self._reasons.update({self.candidates[i].key: reasons[i] for i in picks})
+        self._outstanding.update({self.candidates[i].key: i for i in picks})
         self.last = chosen
-        self._outstanding.update(c.key for c in chosen)
         self.proposed += len(chosen)
         return chosen
 
+    def _beliefs(self, told, busy: list[int]) -> list[tuple[int, float]]:
+        """(candidate, the model's mean there given what is told and believed so far) for each outstanding
+        run; none while the engine knows nothing (no prior, no success): its mean would be made up."""
+        engine = self.engine
+        if not busy or (engine.prior.workloads == 0 and all(v is None for _, v in told)):
+            return []
+        beliefs: list[tuple[int, float]] = []
+        for index in busy:
+            mean, _ = engine.predict(told + beliefs)
+            beliefs.append((index, float(math.exp(mean[index])) if engine.log else float(mean[index])))
+        return beliefs
+
     def _learn(self, configuration: Configuration, outcome: Outcome) -> None:
-        self._outstanding.discard(configuration.key)
+        self._outstanding.pop(configuration.key, None)
         index = self.index.get(configuration.key)
         if index is None or configuration.workload_key != self.workload_key:
             return  # not one of this workload's runs: the prior is given when the sampler is made

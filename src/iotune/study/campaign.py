@@ -22,7 +22,9 @@ never repeated, FAILED ones only with ``retry_failed``.
 A sampler that ``remeasures`` (the transfer tuner) proposes runs: each
 configuration it asks for is queued as one trial, the next repeat of that
 configuration (the campaign's repeats and adaptive repeats do not apply: the
-sampler decides what to run again), and it is told that run's outcome.  Before
+sampler decides what to run again), and it is told that run's outcome.  Up to
+its ``batch`` runs are kept in flight: as soon as one ends, it is told and
+asked for the free slot.  Before
 its first proposal it is told every stored run it owns, in queue order; runs it
 owns left queued or running (a campaign left mid-way) are waited for, not
 queued again, then told.  Why it chose each run is kept in the study's
@@ -97,7 +99,7 @@ class Campaign:
     campaign, e.g. when the workers' job ended).  With a sampler that
     ``remeasures``, ``on_run(trial, configuration, outcome)`` is called after
     it is told each run measured by this campaign (those left in flight by an
-    earlier one included).
+    earlier one included), and ``on_batch(runs)`` whenever runs are queued.
     """
 
     def __init__(self, study: Study, sampler: Sampler, worker: Worker | None, *, objective: Objective | None = None,
@@ -148,13 +150,11 @@ class Campaign:
                     self.on_start()
                 if self.sampler.remeasures:
                     self._resume_runs()
-                while batch := self.sampler.ask(self.sampler.batch or 1_000_000):
+                    self._keep_runs_in_flight()
+                while not self.sampler.remeasures and (batch := self.sampler.ask(self.sampler.batch or 1_000_000)):
                     runnable = [c for c in batch if self._check(c)]
-                    if self.sampler.remeasures:
-                        self._measure_runs(runnable)
-                    else:
-                        self._measure(runnable)
-                        self._tell(runnable)
+                    self._measure(runnable)
+                    self._tell(runnable)
         except KeyboardInterrupt:
             self.report.interrupted = True
         finally:
@@ -261,10 +261,39 @@ class Campaign:
                 out.append((configuration, trial))
         return out
 
-    def _measure_runs(self, configurations: list[Configuration]) -> None:
-        """One more run of each configuration (its next repeat), queued together, waited for, and told."""
+    def _keep_runs_in_flight(self) -> None:
+        """Keep up to ``sampler.batch`` runs of a sampler that remeasures in flight: ask for the free slots, queue
+        each run as its configuration's next repeat, and as soon as one or more have finished, tell them (in
+        queue order) and ask again; done when the sampler proposes nothing and nothing is in flight."""
+        width = self.sampler.batch or 1
+        flight: list[tuple[Configuration, int]] = []
+        while True:
+            free = width - len(flight)
+            batch = self.sampler.ask(free) if free > 0 else []
+            runnable = [c for c in batch if self._check(c)]
+            flight += self._queue_runs(runnable)
+            if len(runnable) < len(batch):
+                continue  # some cannot run (told INVALID, never proposed again): ask again for their slots
+            if not flight:
+                return
+            finished = self._wait_for_any(flight)
+            for configuration, repeat in flight:
+                trial = finished.get((configuration.key, repeat))
+                if trial is None:
+                    continue
+                outcome = self.objective.outcome([trial])
+                self.sampler.tell(configuration, outcome)
+                self.report.configurations += 1
+                self.report.completed += trial.state == "COMPLETE"
+                self.report.failed += trial.state == "FAILED"
+                if self.on_run is not None:
+                    self.on_run(trial, configuration, outcome)
+            flight = [(c, r) for c, r in flight if (c.key, r) not in finished]
+
+    def _queue_runs(self, configurations: list[Configuration]) -> list[tuple[Configuration, int]]:
+        """One more run of each configuration (its next repeat) queued; (configuration, repeat) of each."""
         if not configurations:
-            return
+            return []
         spec = self.study.spec
         following: dict[str, int] = {}
         for key, repeat in self.store.trial_states(self.study.id):
@@ -278,18 +307,24 @@ class Campaign:
         self._record_reasons({f"{c.key}#{repeat}": self.sampler.reason(c) for c, _, repeat in runs})
         if self.on_batch is not None:
             self.on_batch(len(runs))
-        self._round = {(c.key, repeat) for c, _, repeat in runs}
-        self._run_until_finished(self._round)
-        self._count_round()
-        found = {(t.config_key, t.repeat): t
-                 for t in self.store.trials(self.study.id, config_keys=[c.key for c in configurations])}
-        for configuration, _, repeat in runs:
-            trial = found[(configuration.key, repeat)]
-            outcome = self.objective.outcome([trial])
-            self.sampler.tell(configuration, outcome)
-            self.report.configurations += 1
-            if self.on_run is not None:
-                self.on_run(trial, configuration, outcome)
+        return [(c, repeat) for c, _, repeat in runs]
+
+    def _wait_for_any(self, flight: list[tuple[Configuration, int]]) -> dict[tuple[str, int], TrialRecord]:
+        """Until at least one run in ``flight`` has finished: run queued trials here with the worker, if any,
+        else wait for workers elsewhere (``on_wait`` at every poll); the finished ones by (key, repeat)."""
+        wanted = {(c.key, r) for c, r in flight}
+        keys = sorted({key for key, _ in wanted})
+        while True:
+            ran = self.worker.run_one() if self.worker is not None else False
+            finished = {(t.config_key, t.repeat): t for t in self.store.trials(self.study.id, config_keys=keys)
+                        if (t.config_key, t.repeat) in wanted and t.state in ("COMPLETE", "FAILED", "INVALID")}
+            if finished:
+                return finished
+            if ran:
+                continue
+            if self.on_wait is not None:
+                self.on_wait()
+            time.sleep(self.poll_s)
 
     def _record_reasons(self, reasons: dict[str, str]) -> None:
         """Keep why each run was chosen in the study's settings (the controller is the only writer)."""
