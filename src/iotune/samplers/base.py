@@ -108,7 +108,8 @@ class Sampler(ABC):
     @abstractmethod
     def ask(self, n: int = 1) -> list[Configuration]:
         """Up to ``n`` configurations to measure next, ``[]`` when the sampler is done: never proposed before,
-        or, for a sampler that ``remeasures``, distinct within the batch, each one more run of it."""
+        or, for a sampler that ``remeasures``, each one more run of it, none of them still outstanding (it
+        may be asked again before every run it proposed is told)."""
 
     def tell(self, configuration: Configuration, outcome: Outcome) -> None:
         """What ``configuration`` gave; a sampler that learns overrides :meth:`_learn`."""

@@ -99,7 +99,7 @@ class TransferSampler(Sampler):
     objective, each configuration's known price per second of run (the engine
     uses it exactly instead of learning it); None otherwise.  ``budget``: runs
     of the workload in all, the stored ones told on resuming included.
-    ``workers``: runs proposed at once.  ``objective`` names the unit of the
+    ``workers``: runs kept in flight (the most asked for at once).  ``objective`` names the unit of the
     values in the reasons ("time": seconds).  ``engine_options`` go to
     :class:`~iotune.transfer.TransferTuner`.
     """

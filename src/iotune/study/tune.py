@@ -18,7 +18,7 @@ of its workload first, and waits for those left in flight (never queued
 again).  The budget counts the target workload's runs in the study, so running
 the same tuning twice spends it once.  The default configuration is measured
 first (it is the baseline a gain is stated against).  With ``workers`` runs in
-flight (a Slurm job array) the sampler proposes that many at a time.
+flight (a Slurm job array) the campaign asks for each free slot as a run ends.
 
 This module prepares that campaign (:class:`Tuning`) and states its result:
 the best with its interval, the gain over the default, whether the runner-up
@@ -154,8 +154,8 @@ class Tuning:
     """Tunes ``workload`` in ``study`` within ``budget`` runs: a campaign driven by the transfer sampler.
 
     ``worker`` runs the trials here (None: workers elsewhere, e.g. a Slurm job
-    array, claim them from the store; ``workers`` runs are then proposed at
-    once).  ``prior_studies`` add other studies' runs (same parameter names)
+    array, claim them from the store; ``workers`` runs are then kept in
+    flight).  ``prior_studies`` add other studies' runs (same parameter names)
     to the prior; ``on_step(step, result_so_far)`` is called after every run.
     ``on_start()``, ``on_wait()`` (every ``poll_s`` seconds while runs are in
     flight elsewhere; it may raise to end the tuning) and ``grace_s`` go to the
