@@ -7,7 +7,7 @@ Issue 11's measure of parallel tuning.  The objective is a replayed ground truth
 hints table, 12 workloads x their hint configurations, and the testbed table, 18 workloads x 12 storage
 configurations; a stand-in for the storage, no trial is measured).  Each workload in turn is the target,
 leave one out: the prior is every other workload of its table (one study holding the whole table, which the
-tuner reads without the target's own runs).  The real :class:`iotune.study.tune.Tuner` keeps N runs in flight;
+tuner reads without the target's own runs).  The real :class:`iotune.study.tune.Tuning` asks for N runs at a time;
 N worker threads (the real :class:`iotune.study.Worker`, as ``iotune worker`` runs it) claim the runs from a
 SQLite store and replay them, each sleeping for the recorded I/O time x ``--scale``, so that a slow
 configuration takes longer and wall time means something.  The tuning ends when its budget is spent.
@@ -46,7 +46,7 @@ from iotune.spec.storage import storage_config  # noqa: E402
 from iotune.store import Store  # noqa: E402
 from iotune.study import Objective, Study, Worker  # noqa: E402
 from iotune.study.measure import prepare  # noqa: E402
-from iotune.study.tune import Tuner  # noqa: E402
+from iotune.study.tune import Tuning  # noqa: E402
 
 DATA = ROOT / "data" / "ground_truth"
 TABLES = {"hints": "hints_ground_truth", "testbed": "testbed_ground_truth"}
@@ -162,7 +162,7 @@ def tune_virtual(template: Path, work: Path, spec, table, target: dict, budget: 
     with Store(path) as store:
         queue = VirtualQueue(store, spec, table, workers, seed)
         prior = (Study.open(store, "prior"),) if use_prior else ()
-        result = Tuner(Study.open(store, "target"), None, target, budget, objective=Objective("time"),
+        result = Tuning(Study.open(store, "target"), None, target, budget, objective=Objective("time"),
                        prior_studies=prior, seed=seed, workers=workers, on_wait=queue, poll_s=0.0).run()
         busy = sum(t.io_seconds for t in store.trials("target") if t.state == "COMPLETE")
     path.unlink()
@@ -177,7 +177,7 @@ def tune_once(template: Path, work: Path, spec, table, target: dict, budget: int
     with Store(path) as store:
         pool = Workers(str(path), spec, table, workers, work, scale)
         prior = (Study.open(store, "prior"),) if use_prior else ()
-        tuner = Tuner(Study.open(store, "target"), None, target, budget, objective=Objective("time"),
+        tuner = Tuning(Study.open(store, "target"), None, target, budget, objective=Objective("time"),
                       prior_studies=prior, seed=seed, workers=workers, on_start=pool.start, poll_s=0.01)
         started = time.monotonic()
         result = tuner.run()

@@ -53,8 +53,11 @@ def create_study(spec, storage: str | os.PathLike | None = None, *, name: str | 
             from iotune.samplers import make_sampler
 
             settings = loaded.campaign
-            record = make_sampler(settings.sampler, loaded.space, seed=settings.seed, budget=settings.budget,
-                                  options=settings.options, spec=loaded).record()
+            if settings.sampler == "transfer":  # its prior and workload are read when it runs (Study.tune)
+                record = {"sampler": "transfer", "seed": settings.seed, "budget": settings.budget}
+            else:
+                record = make_sampler(settings.sampler, loaded.space, seed=settings.seed, budget=settings.budget,
+                                      options=settings.options, spec=loaded).record()
             opened = StoredStudy.create(store, name, loaded, settings=record)
         elif load_if_exists:
             opened = StoredStudy.open_or_create(store, name, loaded, resume=True)
@@ -213,7 +216,8 @@ class Study:
              timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
              on_step: Callable | None = None):
         """The best configuration of ``workload`` (workload parameter -> a level of the space) within ``budget``
-        runs, learning from this study's runs and ``prior_studies`` (names or Study objects of this store).
+        runs, learning from this study's runs and ``prior_studies`` (names or Study objects of this store): the
+        campaign that ``iotune tune`` runs (:class:`iotune.study.tune.Tuning`, the transfer sampler).
 
         Returns the :class:`~iotune.study.tune.TuneResult`: ``best`` and ``default`` (mean and 95% interval),
         ``gain`` over the default with its interval, whether the best is ``separated`` from the runner-up.
@@ -221,7 +225,7 @@ class Study:
         """
         from iotune.bench.platform import platform_info
         from iotune.study import Objective, Worker
-        from iotune.study.tune import Tuner
+        from iotune.study.tune import Tuning
 
         self.spec.check_runnable()
         priors = tuple(p._study if isinstance(p, Study) else StoredStudy.open(self.store, p) for p in prior_studies)
@@ -232,9 +236,9 @@ class Study:
             if named else (runner, None)
         worker = Worker(self._study, run, scratch, storage=storage, platform=platform_info(scratch))
         try:
-            tuner = Tuner(self._study, worker, self._workload(workload), budget, objective=Objective(objective),
-                          prior_studies=priors, seed=seed, on_step=on_step)
-            return tuner.run()
+            tuning = Tuning(self._study, worker, self._workload(workload), budget, objective=Objective(objective),
+                            prior_studies=priors, seed=seed, on_step=on_step)
+            return tuning.run()
         finally:
             worker.close()
             if named:

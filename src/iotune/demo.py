@@ -4,7 +4,7 @@
 2. measure every configuration of every workload but one (the collection);
 3. train a CART model of I/O time on the collection and let it pick hints for
    the workload that was left out, without a single run of it;
-4. tune that workload with a few real runs (:class:`iotune.study.tune.Tuner`,
+4. tune that workload with a few real runs (:class:`iotune.study.tune.Tuning`,
    the collection as prior), starting from the default;
 5. measure every configuration of that workload for real, so both picks can be
    judged against the truth; :func:`verdict` says how it went in plain words.
@@ -29,7 +29,7 @@ from iotune.spec import CampaignSpec
 from iotune.stored import StoredStudy
 from iotune.study import Campaign, CampaignReport, Objective, Worker
 from iotune.study.measure import prepare
-from iotune.study.tune import Step, Tuner, TuneResult
+from iotune.study.tune import Step, TuneResult, Tuning
 from iotune.units import format_size
 from iotune.variability.confidence import estimate_noise, ratio_interval
 
@@ -133,7 +133,7 @@ def run_demo(store, study: str, runner, scratch: Path, run: RunCampaign, repeats
     say(f"4/5 tuning {_describe(HELD_OUT)} with {budget} real runs (iotune tune: the default first, then what the "
         "other workloads' runs and its own suggest)")
     worker = Worker(collection, runner, scratch, platform=platform)
-    tuned = Tuner(collection, worker, workload, budget, objective=Objective("time"), on_step=on_step).run()
+    tuned = Tuning(collection, worker, workload, budget, objective=Objective("time"), on_step=on_step).run()
 
     held_out_study = f"{study}-heldout"
     say("5/5 measuring every configuration of that workload, to judge both picks against the truth")

@@ -1,5 +1,6 @@
-"""Every sampler over a Space: finds optima, proposes each configuration once, is deterministic, never
-raises because runs failed (property tests drive ask/tell with random failures)."""
+"""Every sampler over a Space: finds optima, proposes each configuration once (the transfer sampler, which
+remeasures: again only one that completed), is deterministic, never raises because runs failed (property tests
+drive ask/tell with random failures)."""
 
 import math
 
@@ -50,9 +51,12 @@ PB = ("screening", "pb-collect", "pb-walk")
 
 
 def build(name, space, **kwargs):
-    """The sampler ``name``; the Plackett-Burman ones screen RULED with levels every design row can take."""
+    """The sampler ``name``; the Plackett-Burman ones screen RULED with levels every design row can take; the
+    transfer sampler tunes RULED's collective workload, and a seeded 2,000 of BIG's 55,473 configurations."""
     if name in PB and space is RULED:
         kwargs["options"] = {"levels": {"nodes": (1, 4)}}
+    if name == "transfer":
+        kwargs["options"] = {"workload": {"collective": True}} if space is RULED else {"limit": 2000}
     return make_sampler(name, space, **kwargs)
 
 
@@ -79,16 +83,55 @@ def test_sampling_finds_the_optimum_of_a_small_space(name):
     assert result.evaluations <= 80
 
 
-@pytest.mark.parametrize("name", [n for n in SAMPLERS if n != "screening"])
+@pytest.mark.parametrize("name", [n for n in SAMPLERS if n != "screening" and not SAMPLERS[n].remeasures])
 def test_each_configuration_is_proposed_once(name):
     calls = []
     result = optimize(make_sampler(name, SMALL, seed=1, budget=40), lambda c: calls.append(c.key) or small(c))
     assert len(calls) == len(set(calls)) == result.evaluations == len(result.history) <= 40
 
 
+TINY = Space.from_text("""
+name: tiny
+parameters:
+  - {name: x, type: integer, range: [0, 2], role: system, layer: application}
+  - {name: c, type: categorical, levels: [a, b], role: system, layer: application}
+""")
+
+
+def two_close(seed):
+    """x=0 takes 1.0 and the rest 2.0 (whatever c is), each run off by a log-normal factor of sd 0.01: the two
+    configurations with x=0 are contenders that one run each cannot tell apart."""
+    import random
+
+    draw = random.Random(seed)
+    return lambda c: (1.0 if c["x"] == 0 else 2.0) * math.exp(0.01 * draw.gauss(0, 1))
+
+
+@pytest.mark.parametrize("name", [n for n in SAMPLERS if SAMPLERS[n].remeasures])
+def test_a_sampler_that_remeasures_proposes_runs_and_repeats_only_what_completed(name):
+    """Each proposal is a run: the budget counts them all, and a configuration comes again only after a run of it
+    completed (a contender measured again), never twice in one batch; it stops when no run is worth it."""
+    sampler = make_sampler(name, TINY, seed=1, budget=12, options={"workers": 2})
+    evaluate, completed, runs = two_close(0), set(), []
+    while batch := sampler.ask(sampler.batch):
+        assert len({c.key for c in batch}) == len(batch) <= 2
+        for configuration in batch:
+            if configuration.key in {c.key for c in runs}:
+                assert configuration.key in completed
+            runs.append(configuration)
+            sampler.tell(configuration, Outcome.of([evaluate(configuration)]))
+            completed.add(configuration.key)
+    assert TINY.size < len(runs) <= 12 and sampler.remaining == 12 - len(runs)  # every run counts
+    assert sampler.ask(1) == [] and sampler.stopped_early  # nothing left worth a run: it says so, within budget
+    again = [c for k, c in enumerate(runs) if c.key in {r.key for r in runs[:k]}]
+    assert again and all(c["x"] == 0 for c in again)  # the contenders measured again, nothing else
+    best, outcome = sampler.best
+    assert len(outcome.values) == sum(c.key == best.key for c in runs)  # declared on the mean of its runs
+
+
 @pytest.mark.parametrize("name", list(SAMPLERS))
 def test_same_seed_same_proposals(name):
-    runs = [[c.key for c, _ in optimize(make_sampler(name, BIG, seed=7, budget=50), separable).history]
+    runs = [[c.key for c, _ in optimize(build(name, BIG, seed=7, budget=50), separable).history]
             for _ in range(2)]
     assert runs[0] == runs[1]
 
@@ -145,15 +188,53 @@ def test_samplers_survive_any_sequence_of_failures(name, seed, fates):
     never a configuration proposed twice, never past the budget."""
     budget = max(len(fates), 16) if name in PB else len(fates)
     sampler = build(name, RULED, seed=seed, budget=budget)
-    seen = set()
+    seen, completed = set(), set()
     step = 0
     while step < budget and (batch := sampler.ask(sampler.batch or 100)):
         for configuration in batch:
-            assert configuration.key not in seen
+            if sampler.remeasures:  # again only a configuration that completed: never one that failed
+                assert configuration.key not in seen or configuration.key in completed
+            else:
+                assert configuration.key not in seen
             seen.add(configuration.key)
             fate = fates[step % len(fates)]
+            if fate == "ok":
+                completed.add(configuration.key)
             step += 1
             outcome = {"ok": Outcome.of([1.0 + configuration["nodes"]]), "failed": Outcome("FAILED"),
                        "invalid": Outcome("INVALID")}[fate]
             sampler.tell(configuration, outcome)
     assert len(seen) <= budget
+
+
+GATED = Space.from_text("""
+name: gated
+parameters:
+  - {name: api, type: categorical, levels: [POSIX, MPIIO], role: workload, layer: application}
+  - {name: collective, type: boolean, role: workload, layer: mpiio, when: "api == 'MPIIO'"}
+  - {name: nodes, type: integer, levels: [1, 2, 4], role: system, layer: mpiio}
+""")
+
+
+def test_the_transfer_sampler_tunes_a_workload_whose_parameter_is_inactive():
+    """api=POSIX leaves collective inactive (None), as a profile or the workload of a stored trial gives it."""
+    sampler = make_sampler("transfer", GATED, budget=2, options={"workload": {"api": "POSIX", "collective": None}})
+    assert len(sampler.candidates) == 3 and all(c["collective"] is None for c in sampler.candidates)
+    assert sampler.ask(1) == [sampler.default]
+    with pytest.raises(SamplerError, match="workload api"):
+        make_sampler("transfer", GATED, budget=2, options={"workload": {"api": "HDF5"}})
+
+
+def test_the_transfer_sampler_refills_a_slot_while_runs_are_outstanding():
+    """Asked again before every run is told (a worker freed while others still run): never an outstanding run
+    again, the outstanding ones counted in the budget, and the same proposals from the same runs."""
+    def run():
+        sampler = make_sampler("transfer", SMALL, seed=3, budget=6, options={"workers": 3})
+        first = sampler.ask(3)
+        sampler.tell(first[0], Outcome.of([small(first[0]) + 1]))
+        assert sampler.remaining == 6 - 1 - 2
+        refill = sampler.ask(1)
+        assert len(refill) == 1 and refill[0].key not in {c.key for c in first[1:]}
+        return [c.key for c in first + refill]
+
+    assert run() == run()

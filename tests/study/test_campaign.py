@@ -9,6 +9,7 @@ from iotune.analysis import best_per_workload
 from iotune.bench.runner import BuiltinRunner
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import Measurement, PhaseResult
+from iotune.samplers import Sampler
 from iotune.spec import CampaignSpec, load_spec
 from iotune.spec.mapping import benchmark_spec, check_runnable
 from iotune.space import Space
@@ -227,3 +228,62 @@ campaign: {repeats: 10, adaptive: {rel_half_width: 0.05, min_repeats: 3}}
         assert report.not_needed == 7 and report.completed == 13 and report.saved_seconds > 0
         resumed = run(store, spec, runner, tmp_path, study="a", resume=True)
         assert resumed.completed == 0 and resumed.not_needed == 7
+
+
+
+class Twice(Sampler):
+    """A sampler that remeasures (not a search: a fixed plan) proposing each configuration of ``plan`` twice, one
+    run per ask, from what it was told (its memory): what it heard, in order."""
+
+    name = "twice"
+    remeasures = True
+
+    def __init__(self, space, plan):
+        super().__init__(space, budget=2 * len(plan))
+        self.plan = [c for c in plan for _ in range(2)]
+        self.heard = []
+
+    def ask(self, n=1):
+        return self.plan[len(self.heard):len(self.heard) + 1]
+
+    def _learn(self, configuration, outcome):
+        self.heard.append((configuration.key, outcome.state, len(outcome.values)))
+
+    def reason(self, configuration):
+        return f"run {len(self.heard) + 1} of the plan"
+
+
+class Stand:
+    """A stand-in for storage (not a measurement): every run takes 1 s."""
+
+    name = "stand"
+
+    def run(self, spec, scratch):
+        return Measurement("COMPLETE", [PhaseResult("write", 1 << 20, 1.0, 0.0, 1.0, 0.0, 1)], wall_seconds=1.0)
+
+    def close(self):
+        pass
+
+
+def test_a_sampler_that_remeasures_gets_each_run_as_a_new_repeat_and_its_stored_runs_on_resuming(spec_file,
+                                                                                                 tmp_path):
+    from iotune.study import Campaign, Study, Worker
+
+    spec = load_spec(spec_file)
+    plan = list(spec.space.full_factorial())[:2]
+    with Store(tmp_path / "db.sqlite") as store:
+        study = Study.create(store, "tiny", spec)
+        first = Twice(spec.space, plan[:1])
+        Campaign(study, first, Worker(study, Stand(), tmp_path)).run()
+        assert first.heard == [(plan[0].key, "COMPLETE", 1)] * 2  # the same configuration twice, each run alone
+        assert sorted((t.config_key, t.repeat) for t in store.trials("tiny")) == [(plan[0].key, 0), (plan[0].key, 1)]
+        again = Twice(spec.space, plan)
+        campaign = Campaign(study, again, Worker(study, Stand(), tmp_path))
+        assert campaign.expected_trials() == 2  # the budget less the runs it owns in the store
+        report = campaign.run()
+        assert again.heard[:2] == first.heard and len(again.heard) == 4  # the two stored runs told first
+        runs = sorted((t.config_key, t.repeat) for t in store.trials("tiny"))
+        assert runs == sorted([(plan[0].key, 0), (plan[0].key, 1), (plan[1].key, 0), (plan[1].key, 1)])
+        assert report.completed == 2 and report.already_done == 2  # what was stored is not run again
+        reasons = store.get_study("tiny").settings["tuning_reasons"]
+        assert reasons[f"{plan[1].key}#1"] == "run 4 of the plan"

@@ -1,4 +1,5 @@
-"""The budgeted tuner over the store's queue: prior from other workloads, resumable, failures penalised."""
+"""The budgeted tuner (a campaign driven by the transfer sampler): prior from other workloads, resumable, failures
+penalised."""
 
 import math
 
@@ -9,7 +10,7 @@ from iotune.spec import CampaignSpec
 from iotune.store import Store
 from iotune.study import Objective, Study, Worker
 from iotune.study.measure import prepare
-from iotune.study.tune import TuneError, Tuner
+from iotune.study.tune import TuneError, Tuning
 
 SPEC = CampaignSpec.from_text("""
 name: landscape
@@ -64,7 +65,7 @@ def measured_store(tmp_path, workloads=("64KiB", "1MiB", "4MiB")):
 def tuner(store, tmp_path, budget, runner=None, workload=None, **options):
     study = Study.open(store, "landscape")
     worker = Worker(study, runner or Landscape(seed=1), tmp_path)
-    return Tuner(study, worker, {"transfer_size": 256 * 1024} if workload is None else workload, budget, objective=Objective("time"),
+    return Tuning(study, worker, {"transfer_size": 256 * 1024} if workload is None else workload, budget, objective=Objective("time"),
                  **options)
 
 
@@ -180,10 +181,10 @@ def test_under_cost_the_engine_gets_each_candidates_known_price_and_the_front_is
     from dataclasses import replace
 
     model = replace(CostModel.from_yaml(), default_instance_type="cc2.8xlarge")
-    cost = Tuner(study, None, {"transfer_size": 256 * 1024}, 3, objective=Objective("cost", model, 2))
-    prices = cost.prices()
+    cost = Tuning(study, None, {"transfer_size": 256 * 1024}, 3, objective=Objective("cost", model, 2))
+    prices = cost.sampler.prices
     assert prices == pytest.approx([model.cost(1.0, c.to_dict(), 2) for c in cost.candidates])
-    assert Tuner(study, None, {"transfer_size": 256 * 1024}, 3, objective=Objective("time")).prices() is None
+    assert Tuning(study, None, {"transfer_size": 256 * 1024}, 3, objective=Objective("time")).sampler.prices is None
     c = cost.candidates
     points = [FrontPoint(c[0], 10.0, 5.0, 1), FrontPoint(c[1], 5.0, 8.0, 1), FrontPoint(c[2], 12.0, 6.0, 1),
               FrontPoint(c[3], 20.0, 4.0, 1)]

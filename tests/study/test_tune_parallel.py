@@ -1,6 +1,7 @@
-"""The tuner with N runs in flight, run by a fake queue of workers through the real store (no Slurm): N in
-flight, never the same candidate twice at once, the budget spent exactly, the same proposals from the same
-outcomes, and a tuning left mid-way resumed without queueing again what was in flight."""
+"""The tuner with N runs in flight (the campaign refills each free slot from the transfer sampler), run by a fake queue
+of workers through the real store (no Slurm): N in flight, never the same candidate twice at once, the budget
+spent exactly, the same proposals from the same outcomes, and a tuning left mid-way resumed without queueing
+again what was in flight."""
 
 import hashlib
 import random
@@ -10,7 +11,7 @@ import pytest
 from iotune.records import Measurement, PhaseResult
 from iotune.store import Store
 from iotune.study import Objective, Study, StudyError
-from iotune.study.tune import Tuner
+from iotune.study.tune import Tuning
 from tests.study.test_tune import SPEC, Landscape, measured_store, true_best
 
 TARGET = {"transfer_size": 256 * 1024}
@@ -59,7 +60,7 @@ class FakeWorkers:
 
 def parallel_tuner(store, budget, workers, queue, **options):
     study = Study.open(store, "landscape")
-    return Tuner(study, None, TARGET, budget, objective=Objective("time"), workers=workers, on_wait=queue,
+    return Tuning(study, None, TARGET, budget, objective=Objective("time"), workers=workers, on_wait=queue,
                  poll_s=0.0, **options)
 
 

@@ -23,17 +23,20 @@ from iotune.cli.options import (
     MPIEXEC,
     NODES_PER_TRIAL,
     PARTITION,
+    PRIOR_STUDY,
     REPLAY_SCALE,
     RUNNER,
     SBATCH_OPTION,
     TIME_LIMIT,
     WORKERS,
+    WORKLOAD,
 )
 from iotune.cli.terminal import Terminal
 from iotune.runners.registry import DEFAULT as DEFAULT_RUNNER
 
 SAMPLER_HELP = ("How configurations are chosen (default: the spec's, else full): full, random, lhs, screening, "
-                "pb-collect, pb-walk, nelder-mead, annealing, genetic, pso.")
+                "pb-collect, pb-walk, nelder-mead, annealing, genetic, pso, or transfer (the tuner of `iotune tune`: "
+                "one --workload's runs within --budget runs, other studies as --prior-study).")
 
 
 def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with optional benchmark:, campaign:, "
@@ -56,6 +59,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
                                          "(e.g. 0.05); --repeats is then the cap."),
           confidence: float = typer.Option(0.95, "--confidence", help="Confidence level for --adaptive."),
           min_repeats: int = typer.Option(3, "--min-repeats", help="Repeats before --adaptive may stop."),
+          workload: str = WORKLOAD, prior: list[str] = PRIOR_STUDY,
           executor: str = EXECUTOR, workers: int = WORKERS, partition: str = PARTITION, time_limit: str = TIME_LIMIT,
           nodes_per_trial: int = NODES_PER_TRIAL, sbatch_option: list[str] = SBATCH_OPTION,
           job_setup: list[str] = JOB_SETUP, grace: float = GRACE, replay_scale: float = REPLAY_SCALE,
@@ -67,6 +71,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
         repeats=repeats, sampler=sampler or design, budget=budget if budget is not None else samples, seed=seed,
         adaptive=None if adaptive is None else {"rel_half_width": adaptive, "confidence": confidence,
                                                 "min_repeats": min_repeats})
+    loaded = _transfer_options(loaded, workload, prior)
     study = study or loaded.name
     warn_unknown_hints(loaded)
     check_runnable_configurations(loaded)
@@ -82,6 +87,28 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
         measure_spec(loaded, study, db, resume=resume, retry_failed=retry_failed, scratch=scratch, runner=runner,
                      timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale)
     Terminal().info(f"results: {results_command(study, db)}")
+
+
+def _transfer_options(spec, workload: str | None, prior: list[str]):
+    """The spec with the transfer sampler's workload and prior studies among its options (so that every executor
+    reads them where it reads the sampler); IotuneError when they are given to another sampler or missing."""
+    from iotune.errors import IotuneError
+
+    transfer = spec.campaign.sampler == "transfer"
+    if (workload or prior) and not transfer:
+        raise IotuneError("--workload and --prior-study say what the transfer sampler tunes: add --sampler transfer")
+    if not transfer:
+        return spec
+    if spec.campaign.budget is None:
+        raise IotuneError("--sampler transfer needs --budget: the runs to spend on the workload")
+    options = dict(spec.campaign.options)
+    if workload:
+        from iotune.profile import workload_values_from
+
+        options["workload"] = workload_values_from(workload)[0]
+    if prior:
+        options["prior_studies"] = list(prior)
+    return spec.with_campaign(options=options)
 
 
 def refuse_testbed_resume(db: str | None, study: str, spec) -> None:

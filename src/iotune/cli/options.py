@@ -37,3 +37,10 @@ GRACE = typer.Option(None, "--grace", min=1, help="With --executor slurm: second
 RUNNER = typer.Option(DEFAULT_RUNNER, "--runner", help=RUNNER_HELP)
 REPLAY_SCALE = typer.Option(1.0, "--replay-scale", min=0, help="With --runner replay:TABLE.csv: sleep this times "
                             "each recorded trial's I/O time.")
+
+# what the transfer sampler tunes: `iotune tune`, and `iotune bench --sampler transfer`
+WORKLOAD = typer.Option(None, "--workload", "-w", help="The workload to tune for: name=value pairs, a workload YAML "
+                        "file, a Darshan log or an IOR command line (bench: with --sampler transfer). Values need not "
+                        "be levels of the spec for tune.")
+PRIOR_STUDY = typer.Option([], "--prior-study", help="Another study whose runs are prior knowledge of the transfer "
+                           "tuner (repeatable).")

@@ -20,11 +20,13 @@ from iotune.cli.options import (
     MPIEXEC,
     NODES_PER_TRIAL,
     PARTITION,
+    PRIOR_STUDY,
     REPLAY_SCALE,
     RUNNER,
     SBATCH_OPTION,
     TIME_LIMIT,
     WORKERS,
+    WORKLOAD,
 )
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
@@ -41,13 +43,10 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
          instances: int = typer.Option(None, "--instances", help="Compute instances billed per run under "
                                        "--objective cost, when the space has no processes parameter to derive "
                                        "them from.", min=1),
-         workload: str = typer.Option(None, "--workload", "-w", help="The workload to tune for: name=value pairs, a "
-                                      "workload YAML file, a Darshan log or an IOR command line. Values need not "
-                                      "be levels of the spec."),
+         workload: str = WORKLOAD,
          study: str = typer.Option(None, "--study", "-s", help="Study holding the runs (default: the spec's name; "
                                                                "with a command: the study whose space to tune)."),
-         prior: list[str] = typer.Option([], "--prior-study", help="Another study whose runs are prior knowledge "
-                                                                   "(repeatable)."),
+         prior: list[str] = PRIOR_STUDY,
          seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
          runner: str = RUNNER,
@@ -183,7 +182,7 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
     """Tune with the runs measured in this process, one at a time."""
     from iotune.bench.platform import platform_info
     from iotune.study import Worker
-    from iotune.study.tune import Tuner
+    from iotune.study.tune import Tuning
 
     scratch = prepare_scratch(scratch)
     if command:
@@ -201,7 +200,7 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
         run, storage = runner_and_storage(target.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale)
     worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
     try:
-        tuner = Tuner(target, worker, values, budget, **tuning)
+        tuner = Tuning(target, worker, values, budget, **tuning)
         _announce(terminal, tuner, target, values, budget)
         return tuner.run()
     finally:
@@ -224,17 +223,17 @@ def _tune_on_slurm(terminal: Terminal, store, url: str, target, job, values: dic
     import os
 
     from iotune.cli.slurm_executor import SlurmExecutor, log_directory, worker_command
-    from iotune.study.tune import Tuner
+    from iotune.study.tune import Tuning
     from iotune.study.worker import GRACE_S
 
     command = worker_command(target.spec, target.name, job, runner=runner, timeout=timeout, scratch=scratch,
                              mpiexec=mpiexec, replay_scale=replay_scale, grace=grace)
     env = {**os.environ, "IOTUNE_DB": url}
     executor = SlurmExecutor(store, target.name, job, command, env, log_directory(None), terminal, resume=resume)
-    tuner = Tuner(target, None, values, budget, workers=job.workers, on_start=executor.start, on_wait=executor.wait,
-                  on_queue=lambda configuration, reason, flight: terminal.info(
-                      f"queued: {configuration.describe() or 'defaults'} ({flight} in flight)  [{reason}]"),
-                  poll_s=0.25, grace_s=grace or GRACE_S, **tuning)
+    tuner = Tuning(target, None, values, budget, workers=job.workers, on_start=executor.start, on_wait=executor.wait,
+                   on_queue=lambda configuration, reason, flight: terminal.info(
+                       f"queued: {configuration.describe() or 'defaults'} ({flight} in flight)  [{reason}]"),
+                   poll_s=0.25, grace_s=grace or GRACE_S, **tuning)
     _announce(terminal, tuner, target, values, budget)
     terminal.info(f"study {target.name}: controller here, {job.workers} workers in Slurm, store {store!r}")
     try:

@@ -3,7 +3,8 @@
 Designs (``full``, ``random``, ``lhs``, ``list``), Plackett-Burman screening and
 the guided collection and walk of paper 000 (``screening``, ``pb-collect``,
 ``pb-walk``), and paper 004's search heuristics (``nelder-mead``,
-``annealing``, ``genetic``, ``pso``).  :func:`make_sampler` builds one by name
+``annealing``, ``genetic``, ``pso``), and the transfer tuner (``transfer``: one
+workload's runs, a configuration possibly run again).  :func:`make_sampler` builds one by name
 from a campaign spec; :func:`optimize` drives one against a function (an
 analytic model) without a store.
 """
@@ -23,12 +24,13 @@ from iotune.samplers.grid import Grid
 from iotune.samplers.nelder_mead import NelderMead
 from iotune.samplers.pso import ParticleSwarm
 from iotune.samplers.screening import PBCollectSampler, PBWalkSampler, ScreeningSampler
+from iotune.samplers.transfer import TransferSampler
 from iotune.space import Configuration, Space
 
 SAMPLERS: dict[str, type[Sampler]] = {
     cls.name: cls
     for cls in (GridSampler, RandomSampler, LatinHypercubeSampler, ScreeningSampler, PBCollectSampler,
-                PBWalkSampler, NelderMead, SimulatedAnnealing, GeneticAlgorithm, ParticleSwarm)
+                PBWalkSampler, NelderMead, SimulatedAnnealing, GeneticAlgorithm, ParticleSwarm, TransferSampler)
 }
 """Sampler classes by their name in specs and on the command line (``list`` is built from Python only)."""
 HEURISTICS = ("nelder-mead", "annealing", "genetic", "pso")
@@ -79,7 +81,8 @@ def optimize(sampler: Sampler, evaluate: Callable[[Configuration], float]) -> Se
     """Ask, evaluate and tell until the sampler is done or its budget is spent; lower values are better.
 
     ``evaluate`` returns a value, or ``inf``/NaN for a configuration that
-    failed; each distinct configuration is evaluated once.
+    failed; each distinct configuration is evaluated once (each proposal, for
+    a sampler that ``remeasures``: a repeat is evaluated again).
     """
     if sampler.budget is None and Grid(sampler.space).size > 10**6:
         raise SamplerError("give the sampler a budget: the space has more than a million points")
@@ -97,4 +100,5 @@ def optimize(sampler: Sampler, evaluate: Callable[[Configuration], float]) -> Se
 
 __all__ = ["HEURISTICS", "SAMPLERS", "DesignSampler", "GeneticAlgorithm", "GridSampler", "LatinHypercubeSampler",
            "NelderMead", "Outcome", "PBCollectSampler", "PBWalkSampler", "ParticleSwarm", "RandomSampler", "Sampler",
-           "SamplerError", "ScreeningSampler", "SearchResult", "SimulatedAnnealing", "make_sampler", "optimize"]
+           "SamplerError", "ScreeningSampler", "SearchResult", "SimulatedAnnealing", "TransferSampler", "make_sampler",
+           "optimize"]

@@ -11,6 +11,15 @@ a campaign resumed after a crash continues where it stopped.
 A sampler never raises because runs failed, a configuration cannot be run, or
 every value so far is missing: a FAILED or INVALID outcome is a penalised
 value (``inf``) to it, and it goes on.
+
+Most samplers propose configurations, each measured with the campaign's
+repeats and told once (the mean of its repeats).  A sampler that sets
+``remeasures`` proposes *runs* instead: each configuration it returns is one
+more run of it, possibly of a configuration measured already (a noise-aware
+tuner measures a close contender again), and ``tell`` gets that one run's
+outcome.  The loop then tells it, before its first ``ask``, every stored run it
+``owns`` (its memory, so that a tuning resumed continues from its runs and
+spends its budget once).
 """
 
 from __future__ import annotations
@@ -74,6 +83,8 @@ class Sampler(ABC):
     name: ClassVar[str] = "sampler"
     batch: ClassVar[int | None] = 1
     description: ClassVar[str] = ""
+    remeasures: ClassVar[bool] = False
+    """True: ``ask`` proposes runs (a configuration told already may come again), each told on its own."""
 
     def __init__(self, space: Space, *, seed: int = 0, budget: int | None = None):
         if not isinstance(space, Space):
@@ -96,7 +107,9 @@ class Sampler(ABC):
 
     @abstractmethod
     def ask(self, n: int = 1) -> list[Configuration]:
-        """Up to ``n`` configurations to measure next, never proposed before; ``[]`` when the sampler is done."""
+        """Up to ``n`` configurations to measure next, ``[]`` when the sampler is done: never proposed before,
+        or, for a sampler that ``remeasures``, each one more run of it, none of them still outstanding (it
+        may be asked again before every run it proposed is told)."""
 
     def tell(self, configuration: Configuration, outcome: Outcome) -> None:
         """What ``configuration`` gave; a sampler that learns overrides :meth:`_learn`."""
@@ -109,6 +122,15 @@ class Sampler(ABC):
 
     def _learn(self, configuration: Configuration, outcome: Outcome) -> None:
         """Hook for samplers that adapt to outcomes (default: nothing)."""
+
+    def owns(self, configuration: Configuration) -> bool:
+        """Whether a stored run of ``configuration`` is one of this sampler's (told on resuming, counted in its
+        budget): any configuration of the space by default; a tuner of one workload owns that workload's."""
+        return True
+
+    def reason(self, configuration: Configuration) -> str:
+        """Why the last ``ask`` proposed ``configuration``, stored with its run and shown ("": not said)."""
+        return ""
 
     def _want(self, n: int) -> int:
         """How many of ``n`` asked-for configurations the budget still allows."""

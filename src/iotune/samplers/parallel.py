@@ -178,8 +178,10 @@ class ConstantLiar(Sampler):
 
 def parallel(factory: Callable[[], Sampler], workers: int, *, lie: str = "best") -> Sampler:
     """The sampler ``factory()`` builds, wrapped in a :class:`ConstantLiar` when it proposes one at a time
-    (``batch == 1``) and ``workers > 1``; designs (``batch`` None) already propose everything at once."""
+    (``batch == 1``) and ``workers > 1``; designs (``batch`` None) already propose everything at once, and a
+    sampler that ``remeasures`` (the transfer tuner) proposes its own batches: made with ``workers`` it is asked
+    for that many runs, each told alone."""
     sampler = factory()
-    if workers <= 1 or sampler.batch != 1:
+    if workers <= 1 or sampler.batch != 1 or sampler.remeasures:
         return sampler
     return ConstantLiar(factory, workers, lie=lie)

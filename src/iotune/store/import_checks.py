@@ -35,6 +35,7 @@ from iotune.errors import SpaceError
 from iotune.records import BenchmarkSpec, PhaseResult
 from iotune.space import Space
 from iotune.spec.environment import check_name, check_value
+from iotune.store.records import parse_space
 
 PHASES = ("write", "read", "run")
 IMPORTED_STATES = ("COMPLETE", "FAILED", "INVALID")
@@ -242,7 +243,7 @@ def study_space(study: Mapping, where: str) -> Space | None:
     if not space_yaml.strip():
         return None
     try:
-        space = Space.from_text(space_yaml, source="space_yaml")
+        space = parse_space(space_yaml, source="space_yaml")
     except SpaceError as exc:
         raise BadRecord(str(exc).splitlines()[0]) from None
     if space.hash != space_hash:

@@ -33,10 +33,15 @@ class StudyRecord:
 
     @cached_property
     def space(self):
-        """The study's parameter space, parsed once: the one place a stored space becomes a ``Space``."""
-        from iotune.space import Space
+        """The study's parameter space, parsed once."""
+        return parse_space(self.space_yaml, source=f"study {self.name}")
 
-        return Space.from_text(self.space_yaml, source=f"study {self.name}")
+
+def parse_space(space_yaml: str, source: str):
+    """The one place a stored or exported study's space YAML becomes a ``Space``."""
+    from iotune.space import Space
+
+    return Space.from_text(space_yaml, source=source)
 
 
 @dataclass

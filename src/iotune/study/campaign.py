@@ -18,6 +18,17 @@ at any moment and run again with ``--resume`` replays its sampler (same seed,
 same outcomes, same proposals) up to where it stopped, then goes on.  A trial
 left RUNNING by a dead worker is claimed again; COMPLETE and INVALID trials are
 never repeated, FAILED ones only with ``retry_failed``.
+
+A sampler that ``remeasures`` (the transfer tuner) proposes runs: each
+configuration it asks for is queued as one trial, the next repeat of that
+configuration (the campaign's repeats and adaptive repeats do not apply: the
+sampler decides what to run again), and it is told that run's outcome.  Up to
+its ``batch`` runs are kept in flight: as soon as one ends, it is told and
+asked for the free slot.  Before
+its first proposal it is told every stored run it owns, in queue order; runs it
+owns left queued or running (a campaign left mid-way) are waited for, not
+queued again, then told.  Why it chose each run is kept in the study's
+settings (``tuning_reasons``, by "<config key>#<repeat>").
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ from iotune.samplers import Outcome, Sampler
 from iotune.space import Configuration
 from iotune.spec.mapping import benchmark_spec
 from iotune.spec.storage import storage_config
+from iotune.store.records import TrialRecord
 from iotune.study.objective import Objective
 from iotune.study.renewal import Renewal
 from iotune.study.study import Study, StudyError
@@ -47,6 +59,8 @@ from iotune.study.worker import (
 
 FINISHED = ("COMPLETE", "INVALID")
 POLL_S = 1.0
+REASONS_KEY = "tuning_reasons"
+"""Study setting: why a sampler chose each run, by "<config key>#<repeat>"."""
 
 
 @dataclass
@@ -82,13 +96,17 @@ class Campaign:
     trials run elsewhere (an executor starts its workers at the first call, so
     none of them sees a study without a controller or a campaign with nothing
     to run, and checks on them later; it may raise an IotuneError to end the
-    campaign, e.g. when the workers' job ended).
+    campaign, e.g. when the workers' job ended).  With a sampler that
+    ``remeasures``, ``on_run(trial, configuration, outcome)`` is called after
+    it is told each run measured by this campaign (those left in flight by an
+    earlier one included), and ``on_batch(runs)`` whenever runs are queued.
     """
 
     def __init__(self, study: Study, sampler: Sampler, worker: Worker | None, *, objective: Objective | None = None,
                  repeats: int | None = None, adaptive=None, retry_failed: bool = False,
                  grace_s: float = GRACE_S, poll_s: float = POLL_S, on_batch: Callable[[int], None] | None = None,
-                 on_start: Callable[[], None] | None = None, on_wait: Callable[[], None] | None = None):
+                 on_start: Callable[[], None] | None = None, on_wait: Callable[[], None] | None = None,
+                 on_run: Callable | None = None):
         self.study = study
         self.store = study.store
         self.sampler = sampler
@@ -102,6 +120,7 @@ class Campaign:
         self.on_batch = on_batch
         self.on_start = on_start
         self.on_wait = on_wait
+        self.on_run = on_run
         self.owner = worker.owner if worker is not None else process_owner()
         self.report = CampaignReport()
         self._walls: list[float] = []
@@ -109,6 +128,10 @@ class Campaign:
 
     def expected_trials(self) -> int | None:
         """Trials this campaign plans at most (designs and budgets), or None when the sampler cannot say."""
+        if self.sampler.remeasures:  # its budget counts the runs it owns in the store: those finished are spent
+            remaining = self.sampler.remaining
+            spent = sum(t.state in ("COMPLETE", "FAILED") for _, t in self._owned_trials())
+            return None if remaining is None else max(0, remaining - spent)
         designed = getattr(self.sampler, "configurations", None)
         count = len(designed) if designed is not None else self.sampler.budget
         if self.sampler.budget is not None and count is not None:
@@ -125,7 +148,10 @@ class Campaign:
             with lease:
                 if self.on_start is not None:
                     self.on_start()
-                while batch := self.sampler.ask(self.sampler.batch or 1_000_000):
+                if self.sampler.remeasures:
+                    self._resume_runs()
+                    self._keep_runs_in_flight()
+                while not self.sampler.remeasures and (batch := self.sampler.ask(self.sampler.batch or 1_000_000)):
                     runnable = [c for c in batch if self._check(c)]
                     self._measure(runnable)
                     self._tell(runnable)
@@ -201,6 +227,112 @@ class Campaign:
             self._round = {(c.key, repeat) for c, _ in queue}
             self._run_until_finished(self._round)
             self._count_round()
+
+    def _resume_runs(self) -> None:
+        """Tell a sampler that remeasures every stored run it owns, in queue order; wait first for those left
+        queued or running by an earlier campaign (they are not queued again)."""
+        owned = self._owned_trials()
+        waiting = {(t.config_key, t.repeat) for _, t in owned if t.state in ("PENDING", "RUNNING")}
+        if waiting:
+            self._round = set(waiting)
+            self._run_until_finished(waiting)
+            self._count_round()
+            owned = self._owned_trials()
+        for configuration, trial in owned:
+            outcome = self.objective.outcome([trial])
+            self.sampler.tell(configuration, outcome)
+            if (trial.config_key, trial.repeat) not in waiting:
+                self.report.already_done += 1
+                continue
+            self.report.configurations += 1
+            if self.on_run is not None:
+                self.on_run(trial, configuration, outcome)
+
+    def _owned_trials(self) -> list[tuple[Configuration, TrialRecord]]:
+        """(configuration, trial) of each stored trial the sampler owns, in queue order."""
+        space = self.study.space
+        out = []
+        for trial in sorted(self.study.trials(), key=lambda t: (t.seq is None, t.seq or 0, t.id)):
+            try:
+                configuration = space.configuration(trial.config)
+            except SpaceError:
+                continue  # stored under an older spec: not a configuration of this space
+            if self.sampler.owns(configuration):
+                out.append((configuration, trial))
+        return out
+
+    def _keep_runs_in_flight(self) -> None:
+        """Keep up to ``sampler.batch`` runs of a sampler that remeasures in flight: ask for the free slots, queue
+        each run as its configuration's next repeat, and as soon as one or more have finished, tell them (in
+        queue order) and ask again; done when the sampler proposes nothing and nothing is in flight."""
+        width = self.sampler.batch or 1
+        flight: list[tuple[Configuration, int]] = []
+        while True:
+            free = width - len(flight)
+            batch = self.sampler.ask(free) if free > 0 else []
+            runnable = [c for c in batch if self._check(c)]
+            flight += self._queue_runs(runnable)
+            if len(runnable) < len(batch):
+                continue  # some cannot run (told INVALID, never proposed again): ask again for their slots
+            if not flight:
+                return
+            finished = self._wait_for_any(flight)
+            for configuration, repeat in flight:
+                trial = finished.get((configuration.key, repeat))
+                if trial is None:
+                    continue
+                outcome = self.objective.outcome([trial])
+                self.sampler.tell(configuration, outcome)
+                self.report.configurations += 1
+                self.report.completed += trial.state == "COMPLETE"
+                self.report.failed += trial.state == "FAILED"
+                if self.on_run is not None:
+                    self.on_run(trial, configuration, outcome)
+            flight = [(c, r) for c, r in flight if (c.key, r) not in finished]
+
+    def _queue_runs(self, configurations: list[Configuration]) -> list[tuple[Configuration, int]]:
+        """One more run of each configuration (its next repeat) queued; (configuration, repeat) of each."""
+        if not configurations:
+            return []
+        spec = self.study.spec
+        following: dict[str, int] = {}
+        for key, repeat in self.store.trial_states(self.study.id):
+            following[key] = max(following.get(key, 0), repeat + 1)
+        runs = [(c, benchmark_spec(spec.space, c, spec.benchmark), following.get(c.key, 0)) for c in configurations]
+        queue = sorted(runs, key=lambda item: (_storage_key(spec, item[0]), item[1].processes,
+                                               tuple(sorted(item[1].env.items()))))
+        self.report.queued += self.store.enqueue(self.study.id, [
+            {"config": c.to_dict(), "config_key": c.key, "workload_key": c.workload_key, "repeat": repeat,
+             "benchmark": b.to_dict()} for c, b, repeat in queue])
+        self._record_reasons({f"{c.key}#{repeat}": self.sampler.reason(c) for c, _, repeat in runs})
+        if self.on_batch is not None:
+            self.on_batch(len(runs))
+        return [(c, repeat) for c, _, repeat in runs]
+
+    def _wait_for_any(self, flight: list[tuple[Configuration, int]]) -> dict[tuple[str, int], TrialRecord]:
+        """Until at least one run in ``flight`` has finished: run queued trials here with the worker, if any,
+        else wait for workers elsewhere (``on_wait`` at every poll); the finished ones by (key, repeat)."""
+        wanted = {(c.key, r) for c, r in flight}
+        keys = sorted({key for key, _ in wanted})
+        while True:
+            ran = self.worker.run_one() if self.worker is not None else False
+            finished = {(t.config_key, t.repeat): t for t in self.store.trials(self.study.id, config_keys=keys)
+                        if (t.config_key, t.repeat) in wanted and t.state in ("COMPLETE", "FAILED", "INVALID")}
+            if finished:
+                return finished
+            if ran:
+                continue
+            if self.on_wait is not None:
+                self.on_wait()
+            time.sleep(self.poll_s)
+
+    def _record_reasons(self, reasons: dict[str, str]) -> None:
+        """Keep why each run was chosen in the study's settings (the controller is the only writer)."""
+        reasons = {run: why for run, why in reasons.items() if why}
+        if not reasons:
+            return
+        settings = self.store.get_study(self.study.name).settings or {}
+        self.store.update_settings(self.study.id, {REASONS_KEY: {**(settings.get(REASONS_KEY) or {}), **reasons}})
 
     def _run_until_finished(self, wanted: set[tuple[str, int]]) -> None:
         """Run queued trials here (when this process has a worker) until every wanted trial is finished,

@@ -11,15 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from iotune.errors import SpaceError
-from iotune.samplers import DesignSampler, make_sampler
+from iotune.samplers import DesignSampler, Sampler, make_sampler
 from iotune.samplers.parallel import parallel
 from iotune.spec import CampaignSpec
 from iotune.spec.mapping import benchmark_spec
-from iotune.study.campaign import Campaign
+from iotune.study.campaign import POLL_S, Campaign
 from iotune.study.objective import Objective
 from iotune.study.study import Study, StudyError
 from iotune.study.worker import Worker
-
 
 SATISFIABLE_DRAWS = 1_000_000
 
@@ -35,6 +34,28 @@ def check_satisfiable(space, seed: int = 0) -> None:
                          "constraints (`iotune space show -c SPEC` lists the valid configurations)") from None
     if not found:
         raise StudyError(f"space {space.name!r}: no configuration meets its constraints; loosen them")
+
+
+TRANSFER_OPTIONS = ("workload", "prior_studies", "engine_options")
+
+
+def _transfer(store, spec: CampaignSpec, study_name: str, options: dict, *, seed: int, budget: int | None,
+              objective: Objective, workers: int):
+    """The transfer sampler of a campaign: its workload and prior studies from the sampler's options."""
+    from iotune.samplers import SamplerError
+    from iotune.study.tune import transfer_sampler
+
+    unknown = sorted(set(options) - set(TRANSFER_OPTIONS))
+    if unknown:
+        raise SamplerError(f"sampler 'transfer' takes no option {', '.join(unknown)} (its options: "
+                           f"{', '.join(TRANSFER_OPTIONS)})")
+    priors = options.get("prior_studies") or []
+    if isinstance(priors, str) or not isinstance(priors, (list, tuple)) or not all(isinstance(p, str) for p in priors):
+        raise SamplerError(f"sampler 'transfer': prior_studies is a list of study names, got {priors!r}")
+    existing = Study.open(store, study_name) if store.get_study(study_name) is not None else None
+    return transfer_sampler(existing, spec.space, options.get("workload") or {}, budget, objective=objective,
+                            prior_studies=priors, seed=seed, workers=workers,
+                            engine_options=options.get("engine_options"), store=store)
 
 
 def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *, sampler: str | None = None,
@@ -53,7 +74,10 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     Slurm job array), and a sampler that proposes one configuration at a time
     proposes ``workers`` at a time instead (:mod:`iotune.samplers.parallel`,
     with the constant ``lie``).  ``on_start``, ``on_wait`` and ``poll_s`` go to
-    the :class:`Campaign`.  ``check_benchmark`` False lets parameters that the built-in benchmark cannot
+    the :class:`Campaign`.  The ``transfer`` sampler tunes the workload of its
+    option ``workload`` with the runs of the study and of the studies named in
+    ``prior_studies`` as its prior (:func:`iotune.study.tune.transfer_sampler`);
+    its budget counts runs.  ``check_benchmark`` False lets parameters that the built-in benchmark cannot
     apply through (a runner that reads the configuration itself: :class:`iotune.runners.FunctionRunner`).
     """
     if check_benchmark:
@@ -61,8 +85,12 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
     settings = spec.campaign
     seed = settings.seed if seed is None else seed
     budget = settings.budget if budget is None else budget
+    chosen: Sampler
     if configurations is not None:
         chosen = DesignSampler(spec.space, configurations, seed=seed, budget=budget, shuffle=False)
+    elif (sampler or settings.sampler) == "transfer":
+        chosen = _transfer(store, spec, study_name, {**settings.options, **(options or {})}, seed=seed,
+                           budget=budget, objective=Objective(objective or settings.objective), workers=workers)
     else:
         name, merged = sampler or settings.sampler, {**settings.options, **(options or {})}
         chosen = parallel(lambda: make_sampler(name, spec.space, seed=seed, budget=budget, options=merged, spec=spec),
@@ -84,6 +112,6 @@ def prepare(store, spec: CampaignSpec, study_name: str, runner, scratch: Path, *
         raise StudyError(f"study {study_name!r} was screened with other factors or levels; use another --study name")
     local = runner is not None or storage is not None  # a testbed provider brings the runner of each testbed
     worker = Worker(study, runner, scratch, storage=storage, platform=platform, on_trial=on_trial) if local else None
-    timing = {} if poll_s is None else {"poll_s": poll_s}
     return Campaign(study, chosen, worker, objective=Objective(objective or settings.objective),
-                    retry_failed=retry_failed, on_batch=on_batch, on_start=on_start, on_wait=on_wait, **timing)
+                    retry_failed=retry_failed, on_batch=on_batch, on_start=on_start, on_wait=on_wait,
+                    poll_s=POLL_S if poll_s is None else poll_s)
