@@ -80,9 +80,10 @@ class Sampler(ABC):
     a sequential search.  Subclasses set ``name`` and implement :meth:`ask`.
     """
 
-    name: ClassVar[str] = "sampler"
-    batch: ClassVar[int | None] = 1
-    description: ClassVar[str] = ""
+    # class defaults that a wrapper (ConstantLiar) or a sampler's options may set per instance
+    name: str = "sampler"
+    batch: int | None = 1
+    description: str = ""
     remeasures: ClassVar[bool] = False
     """True: ``ask`` proposes runs (a configuration told already may come again), each told on its own."""
 
@@ -120,7 +121,7 @@ class Sampler(ABC):
             self.best = (configuration, outcome)
         self._learn(configuration, outcome)
 
-    def _learn(self, configuration: Configuration, outcome: Outcome) -> None:
+    def _learn(self, configuration: Configuration, outcome: Outcome) -> None:  # noqa: B027 (optional hook)
         """Hook for samplers that adapt to outcomes (default: nothing)."""
 
     def owns(self, configuration: Configuration) -> bool:

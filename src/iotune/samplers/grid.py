@@ -36,7 +36,7 @@ class Grid:
 
     def configuration(self, key) -> Configuration | None:
         """The configuration at ``key``, or None when a constraint of the space refuses it."""
-        values = {p.name: p.levels[int(i)] for p, i in zip(self.parameters, key)}
+        values = {p.name: p.levels[int(i)] for p, i in zip(self.parameters, key, strict=True)}
         try:
             return self.space.configuration(values)
         except SpaceError:

@@ -169,7 +169,8 @@ class ConstantLiar(Sampler):
         values = [o.penalised for o in self._known.values() if math.isfinite(o.penalised)]
         if not values:
             return Outcome("FAILED")
-        value = {"best": min, "mean": statistics.fmean, "worst": max}[self.lie](values)
+        pool: dict[str, Callable[[list[float]], float]] = {"best": min, "mean": statistics.fmean, "worst": max}
+        value = pool[self.lie](values)
         return Outcome("COMPLETE", value, (value,))
 
     def record(self) -> dict:
