@@ -132,8 +132,11 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
                                       settings={"sampler": "tune", "objective": objective})
         shown = measure.metric.shown if measure is not None and measure.metric is not None else None
         ran: list = []
-        tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed,
-                      on_step=lambda step, so_far: (ran.append(step), show_step(terminal, step, so_far, budget, shown)))
+        def on_step(step, so_far) -> None:
+            ran.append(step)
+            show_step(terminal, step, so_far, budget, shown)
+
+        tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed, on_step=on_step)
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
                                     scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec,

@@ -381,8 +381,7 @@ class Campaign:
 
 
 def _storage_key(spec, configuration: Configuration) -> str:
-    if not spec.uses_testbed:
-        return ""
-    return json.dumps(storage_config(spec.space, configuration, spec.storage).to_dict(), sort_keys=True)
+    config = storage_config(spec.space, configuration, spec.storage) if spec.uses_testbed else None
+    return json.dumps(config.to_dict(), sort_keys=True) if config is not None else ""
 
 
