@@ -50,7 +50,10 @@ def _script() -> str:
 
 def _check(returncode: int, stderr: str) -> None:
     assert "Traceback" not in stderr, stderr
-    assert returncode == 130, stderr
+    # 130, or killed by SIGINT itself, which a shell reports as 130 too: after iotune has caught the interrupt and
+    # said so, CPython 3.11 sometimes ends the process by re-raising SIGINT (-2 here; seen 1 run in 3 with the signal
+    # 0.2 s into module loading under `python -m`, cause inside the interpreter not found).
+    assert returncode in (130, -signal.SIGINT), stderr
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert lines[-1] == "error: interrupted (SIGINT)", stderr  # what the command said before it may precede
     assert sum(line.startswith("error:") for line in lines) == 1, stderr

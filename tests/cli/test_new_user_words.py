@@ -4,7 +4,6 @@ import io
 import sqlite3
 from pathlib import Path
 
-import pytest
 from rich.console import Console
 
 from iotune.cli.app import main

@@ -54,7 +54,7 @@ def test_tune_prints_a_run_line_that_pastes_as_itself(tmp_path):
                       "--", *command, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     line = _after(done.stderr, "next runs with the best: ")
-    assert shlex.split(line) == ["iotune", "run", "--study", HOSTILE, "--", *command]
+    assert shlex.split(line) == ["iotune", "run", "--study", HOSTILE, "--db", "a&b.db", "--", *command]
     assert not (tmp_path / "PWNED").exists()
 
 

@@ -149,7 +149,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
             terminal.info(f"the budget of {budget} runs is already spent in study {target.name} ({result.runs} runs "
                           "of this workload in the store): nothing was run; the result of those runs follows (a "
                           "larger --budget runs more)")
-        _show_result(terminal, result, target, fmt, command, measure)  # in the store: it reads the hints in effect
+        _show_result(terminal, result, target, fmt, command, measure, db)  # in the store: it reads the hints in effect
 
 
 def _check_candidates(spec, values: dict, seed: int) -> None:
@@ -362,7 +362,8 @@ def _show_front(terminal: Terminal, result) -> None:
                       f"  ({point.runs} run(s)){cheapest}")
 
 
-def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str], measure=None) -> None:
+def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str], measure=None,
+                 db: str | None = None) -> None:
     from iotune.apply.command import objective_words
     from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
     from iotune.recommend.decision import effective_hints, not_in_effect_text
@@ -439,4 +440,5 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
                       + romio_hints_file(hints).strip().replace("\n", "; ") + ")")
     if command:
         terminal.info("next runs with the best: "
-                      + shlex.join(["iotune", "run", "--study", study.name.removesuffix("-runs"), "--", *command]))
+                      + shlex.join(["iotune", "run", "--study", study.name.removesuffix("-runs"),
+                                    *(["--db", db] if db else []), "--", *command]))

@@ -21,6 +21,7 @@ import csv
 import functools
 import json
 import re
+import shlex
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
@@ -188,7 +189,7 @@ def rows_document(columns: list[str], rows: Iterable[dict], path: Path, spec=Non
         absent = ", ".join(c for c in FULL_COLUMNS if c not in names)
         raise StoreError(f"{path} has flat rows without the {absent} column(s) of an iotune export: if it is a "
                          "compact CSV (data/ground_truth/compact.py), import it with the spec it was measured "
-                         f"with: iotune import {path.name} --spec SPEC.yaml [--study NAME]")
+                         f"with: iotune import {shlex.quote(path.name)} --spec SPEC.yaml [--study NAME]")
     if not compact and (spec is not None or study is not None):
         raise StoreError(f"{path} holds whole exported rows (study, config_key, state); import it without --spec "
                          "and --study")
