@@ -27,3 +27,9 @@ def test_a_package_imports_the_module_of_a_name_only_when_it_is_used():
             "print(before, 'iotune.runners.replay' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["False", "True"], done.stdout + done.stderr
+
+
+def test_a_name_whose_module_is_the_package_s_submodule_of_that_name_is_the_submodule():
+    import iotune.runners.registry as registry
+
+    assert lazy_exports("iotune.runners", {"registry": ".registry"})("registry") is registry

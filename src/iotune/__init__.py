@@ -5,23 +5,16 @@
 (PEP 562), so that ``iotune --help`` and a worker start quickly.
 """
 
-from importlib import import_module
+from iotune.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
-_EXPORTS = {"create_study": "iotune.api", "load_study": "iotune.api", "Study": "iotune.api",
-            "run_bench": "iotune.api", "IotuneError": "iotune.errors"}
-_SUBMODULES = ("errors", "runners", "api")
+_EXPORTS = {"create_study": ".api", "load_study": ".api", "Study": ".api", "run_bench": ".api",
+            "IotuneError": ".errors", **{name: f".{name}" for name in ("errors", "runners", "api")}}
 
-__all__ = ["__version__", *sorted(_EXPORTS), *_SUBMODULES]
+__all__ = ["__version__", *sorted(_EXPORTS)]
 
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    if name in _SUBMODULES:
-        return import_module(f"iotune.{name}")
-    raise AttributeError(f"module 'iotune' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__():

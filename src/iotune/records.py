@@ -135,7 +135,7 @@ class PhaseResult:
     open_seconds: float | None
     transfer_seconds: float | None
     close_seconds: float | None
-    ops: int
+    ops: int | None
     verify_errors: int | None = None
 
     @property

@@ -13,7 +13,7 @@ from typer import exceptions as typer_errors
 try:  # typer 0.2x carries its own copy of click
     from typer._click import exceptions as click_errors
 except ImportError:  # pragma: no cover - older typer over the click package
-    from click import exceptions as click_errors
+    from click import exceptions as click_errors  # type: ignore[no-redef]  # the same module, where older typer has it
 
 from iotune import __version__
 from iotune.cli import (
@@ -47,7 +47,9 @@ def _flags_without_type(display_type_rich):
     return display
 
 
-typer.core.TyperOption.display_type_rich = _flags_without_type(typer.core.TyperOption.display_type_rich)
+# patched on purpose: mypy refuses any assignment to a method
+typer.core.TyperOption.display_type_rich = _flags_without_type(  # type: ignore[method-assign]
+    typer.core.TyperOption.display_type_rich)
 
 app = typer.Typer(
     name="iotune",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from iotune.cli.model_quality import REGRET_LEGEND, metric_label, metric_units, worse_than_mean
@@ -65,7 +67,7 @@ def train(study: str = STUDY,
         from iotune.learn.model import save_model
         from iotune.learn.training import train as fit
 
-        extra = {"log_target": True} if log_target else {}
+        extra: dict[str, Any] = {"log_target": True} if log_target else {}  # the predictor's parameters
         model = fit(opened, predictor, target, name=name, phase=phase, cv_folds=folds, seed=seed, **extra)
         model_id = save_model(opened, model)
     dropped = model.metrics["dropped"]

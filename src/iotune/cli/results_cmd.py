@@ -180,9 +180,9 @@ def show_runs(record, space, trials, fmt: str, terminal: Terminal) -> list[dict]
         done = [t for t in group if t.state == "COMPLETE"]
         walls = [t.wall_seconds for t in done if t.wall_seconds is not None]
         io = [t for t in done if (t.extra or {}).get("phase_seconds_source") == "darshan io time"]
-        metrics = [((t.extra or {}).get("metric") or {}).get("value") for t in done
-                   if (t.extra or {}).get("phase_seconds_source") == "metric"]
-        metrics = [m for m in metrics if m is not None]
+        values = [((t.extra or {}).get("metric") or {}).get("value") for t in done
+                  if (t.extra or {}).get("phase_seconds_source") == "metric"]
+        metrics = [m for m in values if m is not None]
         io_s = [sum(p.seconds for p in t.phases) for t in io]
         io_bytes = [sum(p.bytes for p in t.phases) for t in io]
         wall_mean = statistics.fmean(walls) if walls else None

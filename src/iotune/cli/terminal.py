@@ -66,7 +66,7 @@ class Terminal:
         rows = [list(r) for r in rows]
         if fmt == "json":
             keys = [machine_key(c) for c in columns]
-            data = records if records is not None else [dict(zip(keys, r)) for r in rows]
+            data = records if records is not None else [dict(zip(keys, r, strict=True)) for r in rows]
             sys.stdout.write(json.dumps(json_safe(data), indent=2, default=str, allow_nan=False) + "\n")
         elif fmt == "csv":
             buffer = io.StringIO()

@@ -32,8 +32,8 @@ from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
 
 
-def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark to tune (omit it to tune a command "
-                                                 "given after --, with --study)."),
+def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benchmark to tune (omit it to tune a "
+                                                        "command given after --, with --study)."),
          command: list[str] = typer.Argument(None, help="The application to tune, after --."),
          budget: int = typer.Option(..., "--budget", "-b", help="Runs to spend (the default configuration counts)."),
          objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost."),
@@ -99,7 +99,7 @@ def tune(spec: Path = typer.Argument(None, help="Campaign spec whose benchmark t
         from iotune.cli.slurm_executor import shared_store_url
 
         db = shared_store_url(db)
-    if not command:  # checked before a store is opened (or made): an impossible tuning leaves nothing behind
+    if spec is not None:  # (so no command) checked before a store is opened: an impossible tuning leaves nothing
         from iotune.spec import load_spec
 
         loaded = load_spec(spec)

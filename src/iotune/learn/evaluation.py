@@ -10,6 +10,7 @@ Deterministic for a seed.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from iotune.learn.dataset import Dataset
 from iotune.learn.errors import LearningError
@@ -55,9 +56,9 @@ def evaluate_dataset(dataset: Dataset, predictors=EVALUATED, folds: int = 5, see
         raise LearningError(f"unknown predictor {unknown[0]!r}; choose from: {', '.join(EVALUATED)}")
     scores = []
     for name in predictors:
-        errors = cross_validate(name, dataset, folds, seed, log_target=log_target)
-        regret = workload_regret(name, dataset, 3, seed, log_target=log_target)
-        scores.append(PredictorScore(predictor=name, **errors, **regret))
+        metrics: dict[str, Any] = {**cross_validate(name, dataset, folds, seed, log_target=log_target),
+                                   **workload_regret(name, dataset, 3, seed, log_target=log_target)}
+        scores.append(PredictorScore(predictor=name, **metrics))  # floats, and the int count of workloads
     return scores
 
 

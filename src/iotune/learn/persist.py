@@ -164,7 +164,7 @@ def dump_estimator(estimator) -> bytes:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("model.json", json.dumps(document))
         arrays = io.BytesIO()
-        np.savez(arrays, **writer.arrays)
+        np.savez(arrays, **writer.arrays)  # type: ignore[arg-type]  # keys are a0, a1...: never savez's allow_pickle
         archive.writestr("arrays.npz", arrays.getvalue())
     return buffer.getvalue()
 

@@ -101,8 +101,9 @@ def cross_validate(name: str, dataset, folds: int = 5, seed: int = 0, **params) 
     }
 
 
-def workload_regret(name: str, dataset, k: int = 3, seed: int = 0, **params) -> dict[str, float | None]:
-    """Leave-one-workload-out top-1 and top-k regret: mean and max over workloads (fractions).
+def workload_regret(name: str, dataset, k: int = 3, seed: int = 0, **params) -> dict[str, float | int | None]:
+    """Leave-one-workload-out top-1 and top-k regret: mean and max over workloads (fractions), and
+    ``workloads``, how many were held out (an int).
 
     Needs at least two workloads (one to train on); otherwise every value is None.
     """

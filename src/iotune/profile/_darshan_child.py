@@ -49,13 +49,13 @@ def read(path: str) -> dict:
             kept = [(i, n) for i, n in enumerate(fnames) if n.endswith(KEPT_FCOUNTERS)]
             rows = []
             for record in report.records.get(name, []):
-                row = {"id": int(record["id"]), "rank": int(record["rank"])}
+                row: dict[str, int | float] = {"id": int(record["id"]), "rank": int(record["rank"])}
                 if name == "H5D":  # the file the dataset is in (its H5F and POSIX record id); not in format 3.21
                     try:
                         row["file_rec_id"] = int(record["file_rec_id"])
                     except (KeyError, IndexError, TypeError, ValueError):
                         pass
-                row.update((n, int(v)) for n, v in zip(names, record["counters"].tolist()) if v)
+                row.update((n, int(v)) for n, v in zip(names, record["counters"].tolist(), strict=True) if v)
                 row.update((n, float(record["fcounters"][i])) for i, n in kept if record["fcounters"][i])
                 rows.append(row)
                 ids.add(row["id"])

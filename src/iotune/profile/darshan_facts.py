@@ -83,11 +83,11 @@ def request_size(records: list[dict], prefix: str) -> tuple[int, str, bool]:
     calls = sum(r.get(f"{prefix}_READS", 0) + r.get(f"{prefix}_WRITES", 0) for r in records)
     mean = sum(moved(r, prefix) for r in records) // calls if calls else 0
     middle = "_" if prefix in ("POSIX", "DFS", "DAOS") else "_AGG_"
-    ops: Counter = Counter()
+    ops: Counter[str] = Counter()
     for record in records:
         for suffix in BINS:
             ops[suffix] += sum(record.get(f"{prefix}_SIZE_{kind}{middle}{suffix}", 0) for kind in ("READ", "WRITE"))
-    if ops and max(ops.values()):
+    if ops and max(ops.values()) != 0:
         suffix = ops.most_common(1)[0][0]
         low, high = BINS[suffix]
         how = f"estimated from the {prefix} size histogram (bin {suffix})"

@@ -92,7 +92,7 @@ def parse_header(data: bytes, source: str = "<log>") -> DarshanHeader:
         raise WorkloadError(f"{source}: truncated Darshan log ({len(data)} bytes, shorter than its header)")
     partial = struct.unpack(order + flag_format, data[24:32] if wide_flag else data[20:24])[0]
     maps = struct.unpack(f"{order}{2 * (1 + slots)}Q", data[maps_at:end])
-    mapped = max(offset + length for offset, length in zip(maps[::2], maps[1::2]))
+    mapped = max(offset + length for offset, length in zip(maps[::2], maps[1::2], strict=True))
     if mapped > len(data):
         raise WorkloadError(f"{source}: truncated or corrupt Darshan log (header maps {mapped} bytes, "
                             f"file has {len(data)})")

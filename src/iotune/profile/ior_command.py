@@ -29,11 +29,14 @@ OPTIONS = {
     "u": ("uniqueDir", False), "Q": ("taskPerNodeOffset", True), "Z": ("reorderTasksRandom", False),
     "X": ("reorderTasksRandomSeed", True), "W": ("checkWrite", False), "R": ("checkRead", False),
     "G": ("setTimeStampSignature", True), "l": ("datapacket", True), "H": ("showHints", False),
-    "U": ("hintsFileName", True), "O": ("options", True), "q": ("quitOnError", False), "x": ("singleXferAttempt", False),
+    "U": ("hintsFileName", True), "O": ("options", True), "q": ("quitOnError", False),
+    "x": ("singleXferAttempt", False),
     "j": ("outlierThreshold", True), "J": ("setAlignment", True), "T": ("maxTimeDuration", True),
-    "f": ("scriptFile", True), "B": ("useO_DIRECT", False), "y": ("dualMount", False), "P": ("useSharedFilePointer", False),
+    "f": ("scriptFile", True), "B": ("useO_DIRECT", False), "y": ("dualMount", False),
+    "P": ("useSharedFilePointer", False),
     "S": ("useStridedDatatype", False), "V": ("useFileView", False), "I": ("individualDataSets", False),
-    "n": ("noFill", False), "p": ("preallocate", False), "L": ("summaryAlways", False), "K": ("keepFileWithError", False),
+    "n": ("noFill", False), "p": ("preallocate", False), "L": ("summaryAlways", False),
+    "K": ("keepFileWithError", False),
 }
 LONG = {name: value for name, value in OPTIONS.values()}
 LONG_VALUES = {"summaryFormat", "summaryFile", "warningAsErrors", "dryRun", "randomPrefill", "memoryPerTask",
@@ -62,6 +65,12 @@ def _count(option: str, text: str) -> int:
     if value < 1:
         raise WorkloadError(f"IOR option {option}: must be at least 1, got {value}")
     return value
+
+
+def _text(settings: dict[str, str | bool], name: str, default: str = "") -> str:
+    """The value of an option that takes one (:func:`_options` stores text for those, True for flags)."""
+    value = settings.get(name, default)
+    return value if isinstance(value, str) else default
 
 
 def _split(command: str | list[str]) -> tuple[list[str], list[str]]:
@@ -136,19 +145,19 @@ def from_ior_command(command: str | list[str]) -> Workload:
     notes, warnings = [], []
     processes = inner or _launcher_processes(launcher)
     if "numTasks" in settings:
-        processes = processes or _count("-N", settings["numTasks"])
+        processes = processes or _count("-N", _text(settings, "numTasks"))
     if processes is None:
         processes = 1
         warnings.append("no process count (mpiexec -n N or IOR -N): 1 process assumed")
-    io_processes = min(processes, _count("-N", settings["numTasks"])) if "numTasks" in settings else processes
+    io_processes = min(processes, _count("-N", _text(settings, "numTasks"))) if "numTasks" in settings else processes
     api_name = str(settings.get("api", "POSIX")).upper()
     api = APIS.get(api_name)
     if api is None:
         api = "POSIX"
         warnings.append(f"IOR API {api_name} is not modelled: taken as POSIX")
-    block = _size("-b", settings.get("blockSize", "1m"))
-    transfer = _size("-t", settings.get("transferSize", "256k"))
-    segments = _count("-s", settings.get("segmentCount", "1"))
+    block = _size("-b", _text(settings, "blockSize", "1m"))
+    transfer = _size("-t", _text(settings, "transferSize", "256k"))
+    segments = _count("-s", _text(settings, "segmentCount", "1"))
     write, read = bool(settings.get("writeFile")), bool(settings.get("readFile"))
     if not write and not read:
         write = read = True

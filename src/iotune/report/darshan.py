@@ -11,6 +11,7 @@ from iotune.profile.darshan_facts import BINS
 from iotune.profile.darshan_log import read_darshan, summarize
 from iotune.report.tables import Figure, Section, Table
 from iotune.units import MIB, format_size
+from iotune.workload import Workload
 
 # Data layers from the application's down to the file system's: (Darshan module, counter prefix, label).
 LAYERS = (("H5D", "H5D", "HDF5 datasets"), ("PNETCDF_VAR", "PNETCDF_VAR", "PnetCDF variables"),
@@ -24,7 +25,8 @@ def _total(records: list[dict], name: str) -> int:
 
 
 def _calls(records: list[dict], prefix: str, kind: str) -> int:
-    """Read or write calls (``kind`` READS or WRITES) of a layer: plain, independent, collective, split, non-blocking."""
+    """Read or write calls (``kind`` READS or WRITES) of a layer: plain, independent, collective, split,
+    non-blocking."""
     return sum(_total(records, f"{prefix}_{c}{kind}") for c in CALLS)
 
 
@@ -70,17 +72,17 @@ def _bin_label(suffix: str) -> str:
 
 def files_table(data: dict) -> Table:
     """The files that moved the most bytes at the lowest layer with data (POSIX, else STDIO), largest first."""
-    for module, prefix, _ in (("POSIX", "POSIX", ""), ("STDIO", "STDIO", "")):
+    for module in ("POSIX", "STDIO"):
         records = data["records"].get(module, [])
         if records:
             break
     else:
         return Table(("file", "rank", "read (MiB)", "written (MiB)", "read calls", "write calls"), [])
-    moved = sorted(records, key=lambda r: -(r.get(f"{prefix}_BYTES_READ", 0) + r.get(f"{prefix}_BYTES_WRITTEN", 0)))
+    moved = sorted(records, key=lambda r: -(r.get(f"{module}_BYTES_READ", 0) + r.get(f"{module}_BYTES_WRITTEN", 0)))
     names = data.get("names", {})
     rows = [(names.get(str(r.get("id"))) or "(name not read)", "every rank (shared)" if r["rank"] < 0 else r["rank"],
-             r.get(f"{prefix}_BYTES_READ", 0) / MIB, r.get(f"{prefix}_BYTES_WRITTEN", 0) / MIB,
-             r.get(f"{prefix}_READS", 0), r.get(f"{prefix}_WRITES", 0)) for r in moved[:TOP_FILES]]
+             r.get(f"{module}_BYTES_READ", 0) / MIB, r.get(f"{module}_BYTES_WRITTEN", 0) / MIB,
+             r.get(f"{module}_READS", 0), r.get(f"{module}_WRITES", 0)) for r in moved[:TOP_FILES]]
     shared = sum(1 for r in records if r["rank"] < 0)
     return Table(("file", "rank", "read (MiB)", "written (MiB)", "read calls", "write calls"), rows,
                  f"Files ({module})",
@@ -112,13 +114,13 @@ def job_table(data: dict, workload) -> Table:
     return Table(("", "value"), rows, "The job and its workload")
 
 
-def read_profile(path: str | Path) -> tuple[dict, object]:
+def read_profile(path: str | Path) -> tuple[dict, Workload]:
     """A Darshan log's counters and the workload iotune reads from them (WorkloadError when unreadable or empty)."""
     data = read_darshan(path)
     return data, summarize(data, source=str(path))
 
 
-def profile_section(path: str | Path, read: tuple[dict, object] | None = None) -> Section:
+def profile_section(path: str | Path, read: tuple[dict, Workload] | None = None) -> Section:
     """The workload summary of one Darshan log; ``read`` is :func:`read_profile`'s result when already read."""
     data, workload = read if read is not None else read_profile(path)
     section = Section("profile", f"Workload profile: {Path(path).name}")

@@ -15,16 +15,20 @@ import io
 import math
 import re
 from collections.abc import Set
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from iotune.report.tables import Figure
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 BLUE, ORANGE, GREY, RED, PALE = "#3b6ea5", "#e07b24", "#8c8c8c", "#c0392b", "#b9cde3"
 RASTER_POINTS = 1000
 """Scatter plots with more points than this embed their markers as an image inside the SVG (size)."""
 LABEL_CHARS = 80
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "text.parse_math": False,  # labels come from data: "$\\frac{a$" is a level, not a formula
     "font.size": 8.5,

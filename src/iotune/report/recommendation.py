@@ -36,7 +36,8 @@ def ratio_interval(default_runs, best_runs) -> tuple[float, float, float]:
     from iotune.variability.confidence import ratio_interval as log_ratio_interval
 
     a, b = np.asarray(default_runs, float), np.asarray(best_runs, float)
-    interval = log_ratio_interval(a, b, estimate_noise([a, b], min_dof=4), CONFIDENCE)
+    runs = a.tolist(), b.tolist()
+    interval = log_ratio_interval(*runs, estimate_noise(runs, min_dof=4), CONFIDENCE)
     value = float(a.mean() / b.mean())
     shift = value / interval.value  # the interval of the geometric means, carried to the ratio of the means
     return value, interval.low * shift, interval.high * shift

@@ -134,13 +134,14 @@ def spread_section(data) -> Section:
         held = [(m, p) for m, p in zip(spread.column("sd (s)"), spread.column("map's held-out sd (s)"), strict=True)
                 if p is not None]
         sds = [float(t.std(ddof=1)) for t in repeats.times]
-        error, baseline = are(sds, predicted), are(sds, reference)
+        map_error, baseline = are(sds, predicted), are(sds, reference)
         text = (f"Variability map: {label}, judged on configurations held out of its fit: average relative error "
-                f"(paper 003, Eq. 1) {fmt_percent(error)} over {len(held)} configurations" if error is not None else
+                f"(paper 003, Eq. 1) {fmt_percent(map_error)} over {len(held)} configurations"
+                if map_error is not None else
                 f"Variability map: {label}; its relative error is undefined (every spread is zero)")
-        if error is not None and baseline is not None:
+        if map_error is not None and baseline is not None:
             text += f", against {fmt_percent(baseline)} for the mean spread of the other configurations."
-            if error >= baseline:
+            if map_error >= baseline:
                 section.warnings.append("The variability map predicts the spread of unseen configurations no "
                                         "better than their mean spread does: the spread here looks like noise "
                                         "without structure, and predicted spreads (as in the recommendation's) "

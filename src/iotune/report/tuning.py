@@ -72,18 +72,17 @@ def tuning_table(data, trials: list, objective: Objective, store_groups) -> tupl
     workload = {p.name: trials[0].config.get(p.name) for p in space.workload_parameters}
     default = space.configuration({k: v for k, v in workload.items() if v is not None}).key
     configs = {}
-    summary = None
     for k, trial in enumerate(trials, start=1):
         i = index.setdefault(trial.config_key, len(index))
         configs[i] = trial.config
         value = objective.run_value(trial) if trial.state == "COMPLETE" and trial.phases else None
         observations.append((i, value))
         summary = summarise_runs(observations, _best(observations), index.get(default), store_groups)
-        best = summary.best
+        best, best_index = summary.best, summary.best_index
         reason = reasons.get(f"{trial.config_key}#{trial.repeat}", NOT_CHOSEN)
         rows.append((k, system_label(space, trial.config), reason,
                      _display(value, name),
-                     None if best is None else system_label(space, configs[summary.best_index]),
+                     None if best is None or best_index is None else system_label(space, configs[best_index]),
                      None if best is None else _display(best.value, name),
                      None if best is None else _display(best.high if name == "bandwidth" else best.low, name),
                      None if best is None else _display(best.low if name == "bandwidth" else best.high, name),
@@ -95,7 +94,8 @@ def tuning_table(data, trials: list, objective: Objective, store_groups) -> tupl
                   "Runs in the order they were queued. Best so far: the measured configuration with the lowest mean "
                   "(never failed); its 95% interval allows for the noise (" + summary.noise.source + ") and for "
                   "its having been picked as the lowest of those measured.")
-    label = None if summary.best is None else system_label(space, configs[summary.best_index])
+    label = None if summary.best is None or summary.best_index is None else \
+        system_label(space, configs[summary.best_index])
     return table, _closing(summary, name, label)
 
 

@@ -69,6 +69,7 @@ class _Guided(Sampler):
         super().__init__(space, seed=seed, budget=budget)
         self.benchmark = benchmark
         self.screen: ScreeningSampler | None = None
+        self.ranking: list[str] | None
         if ranking is not None:
             unknown = [name for name in ranking if name not in {p.name for p in space.parameters}]
             if unknown:
@@ -81,16 +82,23 @@ class _Guided(Sampler):
 
     def _screening(self, n: int) -> list[Configuration] | None:
         """Rows of the screening design still to propose; None once screening is over and ranked."""
-        if self.ranking is not None:
+        screen = self.screen
+        if self.ranking is not None or screen is None:  # screen is None only when a ranking was given
             return None
-        rows = self.screen.ask(n) if self.screen.remaining != 0 else []
+        rows = screen.ask(n) if screen.remaining != 0 else []
         if rows:
             self.proposed += len(rows)
             return rows
-        if any(row.key not in self.screen.told for row in self.screen.design.rows):
+        if any(row.key not in screen.told for row in screen.design.rows):
             return []  # wait for every row's outcome before ranking
-        self.ranking = self.screen.ranking()
+        self.ranking = screen.ranking()
         return None
+
+    def _ranked(self) -> list[str]:
+        """The parameters by rank, given or screened (once :meth:`_screening` returned None)."""
+        if self.ranking is None:
+            raise SamplerError(f"{self.name}: no ranking before the screening is over")
+        return self.ranking
 
     def _learn(self, configuration: Configuration, outcome: Outcome) -> None:
         if self.screen is not None:
@@ -129,7 +137,7 @@ class PBCollectSampler(_Guided):
         if not hasattr(self, "_collection"):
             budget = self.remaining if self.remaining is not None else 10**6
             told = set(self.told)
-            chosen = pb_guided_configurations(self.space, self.ranking, budget + len(told), self.seed,
+            chosen = pb_guided_configurations(self.space, self._ranked(), budget + len(told), self.seed,
                                               accept=self._runnable)
             self._collection = [c for c in chosen if c.key not in told][:budget]
         chosen, self._collection = self._collection[:n], self._collection[n:]
@@ -180,7 +188,7 @@ class PBWalkSampler(_Guided):
         best = self.space.configuration({})
         if best.key not in self.told:
             yield best
-        for name in self.ranking:
+        for name in self._ranked():
             for level in self.space.parameter(name).levels:
                 try:
                     candidate = self.space.configuration({**best.to_dict(), name: level})

@@ -41,7 +41,7 @@ class HeuristicSampler(Sampler):
         self.best_key: tuple | None = None
         self.best_value = math.inf
         self._rng = np.random.default_rng(seed)
-        self._gen: Generator | None = None
+        self._gen: Generator[tuple, float, None] | None = None
         self._reply: float | None = None
         self._pending: tuple[tuple, Configuration] | None = None
         self._done = False

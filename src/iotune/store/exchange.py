@@ -187,7 +187,7 @@ def read_document(handle, path: Path, size: int, spec=None, study: str | None = 
         return flat.rows_document(*flat.read_parquet(path), path, spec=spec, study=study), lambda: size
     if head.lstrip()[:1] != b"{":
         bounded = _Bounded(handle, path)
-        text = io.TextIOWrapper(bounded, encoding="utf-8", newline="")
+        text = io.TextIOWrapper(io.BufferedReader(bounded), encoding="utf-8", newline="")
         return flat.rows_document(*flat.read_csv(text, path), path, spec=spec, study=study), lambda: bounded.taken
     if size > STREAM_ABOVE:
         stream = json_stream.JsonStream(handle, path, MAX_IMPORT_BYTES)
@@ -414,9 +414,13 @@ class _Import:
                 if target is not None:
                     for level in parameter.levels:
                         _note(target, hint_value(level))
-        fixed = settings.get("benchmark") if isinstance(settings.get("benchmark"), dict) else {}
+        fixed = settings.get("benchmark")
+        if not isinstance(fixed, dict):
+            fixed = {}
         for kind in ("hints", "env"):
-            values = fixed.get(kind) if isinstance(fixed.get(kind), dict) else {}
+            values = fixed.get(kind)
+            if not isinstance(values, dict):
+                values = {}
             for key, value in values.items():
                 _note(sets[kind].setdefault(str(key), []), str(value))
 

@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 from iotune.errors import SpaceError
 from iotune.records import BenchmarkSpec, PhaseResult
@@ -56,6 +56,10 @@ class BadRecord(ValueError):
     """One field of an imported record is not acceptable; the message says which and why."""
 
 
+@overload
+def text(value: Any, what: str, *, limit: int = ..., optional: Literal[False], line: bool = ...) -> str: ...
+@overload
+def text(value: Any, what: str, *, limit: int = ..., optional: bool = ..., line: bool = ...) -> str | None: ...
 def text(value: Any, what: str, *, limit: int = MAX_TEXT, optional: bool = True, line: bool = False) -> str | None:
     """A string of at most ``limit`` characters without NUL (``line``: nor any control character), or None."""
     if value is None and optional:
@@ -88,6 +92,10 @@ def timestamp(value: Any, what: str) -> str | None:
     return value
 
 
+@overload
+def count(value: Any, what: str, *, optional: Literal[False] = ..., maximum: int = ...) -> int: ...
+@overload
+def count(value: Any, what: str, *, optional: bool, maximum: int = ...) -> int | None: ...
 def count(value: Any, what: str, *, optional: bool = False, maximum: int = MAX_COUNT) -> int | None:
     """A whole number in 0 .. ``maximum`` (a float with no fraction is accepted, as CSV and Parquet give them)."""
     if value is None and optional:
@@ -101,6 +109,10 @@ def count(value: Any, what: str, *, optional: bool = False, maximum: int = MAX_C
     return value
 
 
+@overload
+def seconds(value: Any, what: str, *, positive: bool = ..., optional: Literal[False] = ...) -> float: ...
+@overload
+def seconds(value: Any, what: str, *, positive: bool = ..., optional: bool) -> float | None: ...
 def seconds(value: Any, what: str, *, positive: bool = False, optional: bool = False) -> float | None:
     """A finite time in seconds, >= 0 (> 0 when ``positive``), at most :data:`MAX_SECONDS`."""
     if value is None and optional:

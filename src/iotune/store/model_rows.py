@@ -36,7 +36,7 @@ def insert(conn: sa.Connection, study_id: int, model: dict, blob: bytes, fmt: st
         "format": fmt,
     }
     conn.execute(models.delete().where(models.c.study_id == study_id, models.c.name == model["name"]))
-    return conn.execute(models.insert().values(**values)).inserted_primary_key[0]
+    return queries.inserted_id(conn.execute(models.insert().values(**values)))
 
 
 def _query():

@@ -78,7 +78,15 @@ def ensure_platform(conn: sa.Connection, info: dict) -> int:
         except (TypeError, ValueError):
             raise StoreError(f"platform info 'cores' must be an integer, got {values['cores']!r}") from None
     result = conn.execute(platforms.insert().values(fingerprint=key, info_json=dumps(info, "platform info"), **values))
-    return result.inserted_primary_key[0]
+    return inserted_id(result)
+
+
+def inserted_id(result: sa.CursorResult) -> int:
+    """The primary key of the row an INSERT statement's ``result`` added."""
+    key = result.inserted_primary_key
+    if key is None:
+        raise StoreError("the database returned no key for the inserted row")
+    return key[0]
 
 
 def study_record(row) -> StudyRecord:

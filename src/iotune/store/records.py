@@ -91,7 +91,7 @@ class TrialRecord:
         if self.state not in ("COMPLETE", "FAILED"):
             return None
         return Measurement(
-            status=self.state,
+            status="COMPLETE" if self.state == "COMPLETE" else "FAILED",
             phases=list(self.phases),
             error=self.error,
             hints_requested=dict(self.hints_requested),

@@ -170,11 +170,11 @@ def _add_queue(conn: sa.Connection) -> None:
     elif conn.dialect.name == "sqlite":
         # SQLite cannot alter a CHECK constraint: rewrite the table's stored definition (its documented
         # writable_schema procedure, safe here because the new constraint only admits more rows)
-        old = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type='table' AND name='trials'").scalar()
+        old = conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type='table' AND name='trials'").scalar_one()
         new = old.replace("state IN ('RUNNING', 'COMPLETE', 'FAILED', 'INVALID')", allowed)
         if new == old:
             raise StoreError("store schema 2 -> 3: the trials table's state constraint has an unexpected form")
-        version = conn.exec_driver_sql("PRAGMA schema_version").scalar()
+        version = conn.exec_driver_sql("PRAGMA schema_version").scalar_one()
         conn.exec_driver_sql("PRAGMA writable_schema = ON")
         conn.execute(sa.text("UPDATE sqlite_master SET sql = :new WHERE type = 'table' AND name = 'trials'"),
                      {"new": new})

@@ -473,7 +473,7 @@ class Store(Storage):
         """
         with self._write() as conn:
             study_id = self._study_id(conn, study)
-            takeover = []
+            takeover: list[sa.ColumnElement[bool]] = []
             if dead_owners:
                 takeover.append(trials.c.owner.in_(list(dead_owners)))
             if stale_before is not None:

@@ -12,18 +12,12 @@ no sampler, hence no scipy) starts quickly: on a cluster, hundreds of workers
 importing scipy at once from a shared file system is a start-up storm.
 """
 
-from importlib import import_module
+from iotune.lazy import lazy_exports
 
-_EXPORTS = {"Campaign": "campaign", "CampaignReport": "campaign", "OBJECTIVES": "objective", "Objective": "objective",
-            "StoredStudy": "study", "Study": "study", "StudyError": "study", "measurement_identity": "study",
-            "spec_of": "study",
-            "Worker": "worker", "WorkerReport": "worker"}
+_EXPORTS = {"Campaign": ".campaign", "CampaignReport": ".campaign", "OBJECTIVES": ".objective",
+            "Objective": ".objective", "StoredStudy": ".study", "Study": ".study", "StudyError": ".study",
+            "measurement_identity": ".study", "spec_of": ".study", "Worker": ".worker", "WorkerReport": ".worker"}
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'iotune.study' has no attribute {name!r}")
-    return getattr(import_module(f"iotune.study.{module}"), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -174,7 +174,8 @@ class Worker:
         beat = Renewal(lambda: self.store.heartbeat(trial.id, self.owner), self.heartbeat_s, "iotune-heartbeat")
         with beat:
             by_configuration = getattr(runner, "run_configuration", None)  # a runner that needs the values
-            measurement = by_configuration(trial.config, spec, scratch) if by_configuration else runner.run(spec, scratch)
+            measurement = (by_configuration(trial.config, spec, scratch) if by_configuration
+                           else runner.run(spec, scratch))
         if storage is not None:
             measurement.extra["storage"] = storage.to_dict()
         measurement.extra.update(self.extra)

@@ -285,11 +285,11 @@ class TransferTuner:
         P = self.prior
         spread = P.spread
         logw = np.log(np.maximum(self._similarity, 1e-300))
-        O, y = summary.measured, summary.mean
-        if len(O) == 0:
+        seen, y = summary.measured, summary.mean
+        if len(seen) == 0:
             pred = P.level.copy()
         else:
-            Z = P.shape[:, O]
+            Z = P.shape[:, seen]
             zbar = Z.mean(axis=1)
             ybar = y.mean()
             zc = Z - zbar[:, None]
@@ -297,7 +297,7 @@ class TransferTuner:
             slope = np.maximum(slope, 0.0)
             intercept = ybar - slope * zbar
             pred = intercept[:, None] + slope[:, None] * P.shape
-            residual = y - pred[:, O]
+            residual = y - pred[:, seen]
             scale2 = noise**2 + self._misfit() ** 2
             logw = logw - (summary.count * residual**2).sum(axis=1) / (2.0 * scale2)
         for c in summary.failed:
@@ -319,13 +319,13 @@ class TransferTuner:
         deviation of a GP on the target's own runs (the prior still informs the failure chance)."""
         n = len(self.candidates)
         noise = self._noise(summary)
-        O = summary.measured
+        seen = summary.measured
         J = self.prior.workloads
         if J == 0:
-            if len(O) == 0:
+            if len(seen) == 0:
                 return np.zeros(n), np.ones(n), np.zeros(n)
             gp = GaussianProcess(constant_mean=True, noise_floor=noise**2,
-                                 variance_floor=DEFAULT_SPREAD**2 if len(O) < self.initial else 0.0)
+                                 variance_floor=DEFAULT_SPREAD**2 if len(seen) < self.initial else 0.0)
             F, yf, cf = self._imputed(summary)
             mean, std = gp.fit(self._unit[F], yf, cf).predict(self._unit)
             return mean, std, self._failure(summary, np.zeros(n))
@@ -337,11 +337,11 @@ class TransferTuner:
         # shape: weigh the prior's failures by workload similarity, not by the fit of the experts.
         prior_failure = self._similarity @ self.prior.failed
         if summary.failed and self.regimes and self._failing_more(summary):
-            ran = sorted(set(O.tolist()) | set(summary.failed))
+            ran = sorted(set(seen.tolist()) | set(summary.failed))
             ratio = len(summary.failed) / max(float(prior_failure[ran].sum()), 1e-3)
             prior_failure = np.minimum(prior_failure * ratio, 0.95)
         fail = self._failure(summary, prior_failure)
-        if len(O) == 0:
+        if len(seen) == 0:
             return mean, np.sqrt(disagreement), fail
         F, yf, cf = self._imputed(summary)
         if target_only:
@@ -350,7 +350,7 @@ class TransferTuner:
             return pmean, pstd, fail
         residual_gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit() ** 2)
         gmean, gstd = residual_gp.fit(self._unit[F], yf - mean[F], cf).predict(self._unit)
-        if self.model_choice and len(O) >= 4:
+        if self.model_choice and len(seen) >= 4:
             plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[F], yf, cf)
             if plain.loo_squared_error() < self._experts_loo(summary, noise):
                 pmean, pstd = plain.predict(self._unit)
@@ -361,12 +361,12 @@ class TransferTuner:
         """Candidates, values and counts the GPs are fitted to: the measured ones, plus (``impute_failures``)
         each candidate that only failed, at the worst value measured so far (price included): a failure is
         a run at least that slow (timeouts, memory), so its neighbours look slow too, as CherryPick does."""
-        O, y, count = summary.measured, summary.mean, summary.count
-        only_failed = sorted(set(summary.failed) - set(O.tolist()))
-        if not self.impute_failures or not only_failed or len(O) == 0:
-            return O, y, count
-        F = np.concatenate([O, only_failed]).astype(int)
-        worst = (y + self._offset[O]).max() - self._offset[only_failed]  # the worst value, not the worst time
+        seen, y, count = summary.measured, summary.mean, summary.count
+        only_failed = sorted(set(summary.failed) - set(seen.tolist()))
+        if not self.impute_failures or not only_failed or len(seen) == 0:
+            return seen, y, count
+        F = np.concatenate([seen, only_failed]).astype(int)
+        worst = (y + self._offset[seen]).max() - self._offset[only_failed]  # the worst value, not the worst time
         return F, np.concatenate([y, worst]), \
             np.concatenate([count, np.ones(len(only_failed))])
 

@@ -148,8 +148,7 @@ class VariabilityMap:
             self.maps_[points.category] = (points, model)
             truth.append(points.y)
             fitted.append(self._predict_map(points, model, points.X))
-        truth, fitted = np.concatenate(truth), np.concatenate(fitted)
-        self.in_sample_are_ = average_relative_error(truth, fitted, skip_zero=True)
+        self.in_sample_are_ = average_relative_error(np.concatenate(truth), np.concatenate(fitted), skip_zero=True)
         self.n_configurations_ = len(repeats)
         return self
 

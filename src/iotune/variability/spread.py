@@ -83,9 +83,9 @@ def describe(samples) -> Spread:
         raise VariabilityError(f"a spread needs at least one finite value, got {x.size} values")
     mean = float(x.mean())
     std = float(x.std(ddof=1)) if x.size > 1 else 0.0
-    q = np.quantile(x, QUANTILES)
+    q05, q25, q50, q75, q95 = (float(v) for v in np.quantile(x, QUANTILES))
     b = bimodality_coefficient(x)
-    return Spread(int(x.size), mean, std, std / mean if mean != 0 else float("nan"), *map(float, q), b,
+    return Spread(int(x.size), mean, std, std / mean if mean != 0 else float("nan"), q05, q25, q50, q75, q95, b,
                   bool(np.isfinite(b) and b > BIMODAL_THRESHOLD))
 
 
