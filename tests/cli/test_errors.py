@@ -104,6 +104,7 @@ def test_crashing_rank_is_recorded_as_failed(workdir):
     assert result.returncode == 2, result.stderr  # every trial failed: not a success
     assert "4 failed" in result.stderr and "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("error: no trial completed")
+    assert result.stderr.count("error:") == 1, result.stderr  # one line says it, not two
     with Store(workdir / "s.db") as store:
         trials = store.trials(study="tiny")
         assert len(trials) == 4 and {t.state for t in trials} == {"FAILED"}

@@ -181,8 +181,8 @@ def run_campaign(campaign, terminal: Terminal | None = None, label: str | None =
         terminal.warn(f"interrupted: {summary}; continue with --resume")
         raise KeyboardInterrupt
     if report.completed == 0 and report.failed > 0:
-        terminal.error(f"every trial failed: {summary}")
-        raise IotuneError("no trial completed; see the warnings above (iotune results --trials shows each error)")
+        raise IotuneError(f"no trial completed: {summary}; see the warnings above (iotune results --trials shows "
+                          "each error)")
     terminal.success(summary)
     return report
 
