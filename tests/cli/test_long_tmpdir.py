@@ -42,3 +42,19 @@ def test_a_campaign_runs_with_a_100_character_tmpdir(workdir, tmp_path, host):
         trials = store.trials(study="tiny")
     assert [t.state for t in trials] == ["COMPLETE"] * 36, {t.error for t in trials}
     assert os.listdir(tmpdir) == []  # the worlds' directories went with them
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for a UTS namespace")
+def test_a_64_character_host_name_is_refused_in_one_line_before_any_trial(workdir):
+    host = HOST + "x"
+    command = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host,
+               sys.executable, "-m", "iotune", "bench", "tiny.yaml", "--db", "s.db", "--scratch", "scratch"]
+    done = subprocess.run(command, cwd=workdir, env={**os.environ, "IOTUNE_PLAIN": "1"}, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "64 characters" in errors[0] and "unshare --uts" in errors[0], done.stderr
+    assert "Traceback" not in done.stderr and "trial failed" not in done.stderr
+    if (workdir / "s.db").exists():  # refused before the study was made: nothing stored, nothing to clean up
+        with Store(workdir / "s.db") as store:
+            assert [s.name for s in store.list_studies()] == []

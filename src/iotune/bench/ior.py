@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import cast
 
 from iotune.bench.runner import ior_args, ior_command_line, make_trial_dir
-from iotune.bench.world import find_mpiexec, kill_tree, process_tree
+from iotune.bench.world import check_host_name, find_mpiexec, kill_tree, process_tree
 from iotune.errors import BenchError
 from iotune.records import API, APIS, APIS_TEXT, BenchmarkSpec, Measurement, PhaseResult
 from iotune.shield import shielded
@@ -271,6 +271,7 @@ class IorRunner:
             )
         self.ior = found
         self.mpiexec = find_mpiexec(mpiexec)
+        check_host_name()
         self.timeout = timeout
         self.cache_mode = cache_mode
         self._trial_dirs: set[Path] = set()

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from iotune.bench.kernel import CACHE_MODES
 from iotune.bench.ownership import current_owner, remove_stale
-from iotune.bench.world import WorkerWorld, WorldSetupError, find_mpiexec
+from iotune.bench.world import WorkerWorld, WorldSetupError, check_host_name, find_mpiexec
 from iotune.errors import MpiNotFoundError
 from iotune.fslayout import LayoutError, driver_for
 from iotune.records import BenchmarkSpec, Measurement
@@ -141,6 +141,7 @@ class BuiltinRunner:
         if cache_mode not in CACHE_MODES:
             raise ValueError(f"cache_mode must be one of {', '.join(CACHE_MODES)}, got {cache_mode!r}")
         self.mpiexec = find_mpiexec(mpiexec)
+        check_host_name()
         if importlib.util.find_spec("mpi4py") is None:
             raise MpiNotFoundError(f"mpi4py is not installed for {sys.executable}; pip install mpich mpi4py")
         self.timeout = timeout

@@ -77,6 +77,19 @@ def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
     raise MpiNotFoundError("mpiexec not found beside the Python interpreter or on PATH; pip install mpich mpi4py")
 
 
+MPICH_HOST_NAME_LIMIT = 64
+
+
+def check_host_name() -> None:
+    """BenchError when MPICH cannot start here: its MPI_Init fails on a host name of 64 characters or more
+    ("gethostname failed, File name too long"), so every trial would fail the same way."""
+    name = socket.gethostname()
+    if len(name) >= MPICH_HOST_NAME_LIMIT:
+        raise BenchError(f"this host's name is {len(name)} characters ({name[:20]}...); MPICH's MPI_Init fails on "
+                         f"{MPICH_HOST_NAME_LIMIT} or more: give the host a shorter name (hostname, or run iotune "
+                         "in a UTS namespace: unshare --uts)")
+
+
 @functools.lru_cache(maxsize=8)
 def local_launcher(mpiexec: str) -> str:
     """The launcher for a world whose ranks all run on this host.
