@@ -44,7 +44,7 @@ from iotune.study.study import Study
 from iotune.study.worker import GRACE_S, Worker
 from iotune.variability.confidence import Interval, Noise, estimate_noise, mean_interval, ratio_interval, separated
 
-__all__ = ["REASONS_KEY", "Estimate", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning", "features",
+__all__ = ["REASONS_KEY", "Estimate", "declared_best", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning", "features",
            "prior_outcomes", "summarise_runs", "time_cost_front", "workload_configurations"]
 
 POLL_S = 1.0
@@ -285,20 +285,7 @@ class Tuning:
         return groups
 
     def _best(self, observations) -> int | None:
-        """The configuration to declare: the lowest mean of its runs, as every answer orders them
-        (:func:`iotune.recommend.decision.fastest_first`), among those that never failed; for cost, the
-        engine's (its values carry each configuration's price)."""
-        from iotune.recommend.decision import Measured, fastest_first
-
-        if self.objective.name == "cost":
-            return self.sampler.engine.best(observations)
-        failed = {i for i, v in observations if v is None}
-        runs: dict[int, list[float]] = {}
-        for i, v in observations:
-            if i not in failed and v is not None and v > 0:
-                runs.setdefault(i, []).append(v)
-        ranked = fastest_first(Measured({}, self.candidates[i].key, values) for i, values in runs.items())
-        return self.sampler.index[ranked[0].key] if ranked else None
+        return declared_best(self.sampler, observations, self.objective.name)
 
     def _front(self) -> list[FrontPoint]:
         """The time-cost front of the target's successful runs (geometric means per configuration)."""
@@ -316,6 +303,24 @@ class Tuning:
         points = [FrontPoint(self.candidates[i], math.exp(float(np.mean([t for t, _ in v]))),
                              math.exp(float(np.mean([c for _, c in v]))), len(v)) for i, v in runs.items()]
         return time_cost_front(points)
+
+
+def declared_best(sampler: TransferSampler, observations, objective: str) -> int | None:
+    """The candidate a tuning declares after ``observations`` ((candidate index, value or None) runs): the
+    lowest mean of its runs, as every answer orders them (:func:`iotune.recommend.decision.fastest_first`),
+    among those that never failed; for cost, the engine's (its values carry each configuration's price).
+    The replay benchmark declares its ``engine`` picks with it too."""
+    from iotune.recommend.decision import Measured, fastest_first
+
+    if objective == "cost":
+        return sampler.engine.best(observations)
+    failed = {i for i, v in observations if v is None}
+    runs: dict[int, list[float]] = {}
+    for i, v in observations:
+        if i not in failed and v is not None and v > 0:
+            runs.setdefault(i, []).append(v)
+    ranked = fastest_first(Measured({}, sampler.candidates[i].key, values) for i, values in runs.items())
+    return sampler.index[ranked[0].key] if ranked else None
 
 
 @dataclass
