@@ -44,8 +44,8 @@ from iotune.study.study import Study
 from iotune.study.worker import GRACE_S, Worker
 from iotune.variability.confidence import Interval, Noise, estimate_noise, mean_interval, ratio_interval, separated
 
-__all__ = ["REASONS_KEY", "Estimate", "declared_best", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning", "features",
-           "prior_outcomes", "summarise_runs", "time_cost_front", "workload_configurations"]
+__all__ = ["REASONS_KEY", "Estimate", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning", "declared_best",
+           "features", "prior_outcomes", "summarise_runs", "time_cost_front", "workload_configurations"]
 
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
