@@ -57,7 +57,8 @@ class Parameter:
     that carries the value.  ``line`` is the YAML line of the declaration and
     takes no part in equality.  ``scale="log2"`` marks an integer parameter whose
     effect scales with orders of magnitude (stripe counts, node counts): it is
-    encoded as log2 of its value, as sizes are (levels must be >= 1).
+    encoded as log2 of its value, as sizes are (levels must be >= 1); like ``line``
+    it takes no part in equality.
     """
 
     name: str
@@ -70,7 +71,9 @@ class Parameter:
     hint: str | None = None
     env: str | None = None
     description: str = ""
-    scale: str | None = None
+    # compare=False: the scale changes how models see the levels, not what is measured, so a study stored
+    # before a spec declared it still resumes with that spec
+    scale: str | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
