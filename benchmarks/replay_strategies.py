@@ -291,6 +291,45 @@ def _engine(use_prior=True, use_features=True, use_price=True, **options):
     return strategy
 
 
+def _product(counts="log2", means=False, declare=None, **options):
+    """The engine as ``iotune tune`` runs it: :class:`iotune.samplers.TransferSampler` asked and told one run at a
+    time (the campaign's loop with one worker), over the table's Space (``replay_product.TableSpace``), the
+    target's measured configurations as candidates, the other workloads as (Configuration, Outcome) pairs, the
+    known price as a function of the configuration, no baseline run (a table has no default configuration), and
+    the pick declared by ``iotune.study.tune.declared_best``.  Variants for comparison only: ``counts="linear"``
+    (counts encoded as plain integers), ``means=True`` (each prior Outcome collapsed to its mean, one run: what
+    the sampler fed the engine before it kept every run), ``declare="engine"`` (the engine's ``best`` under
+    time too, as ``engine-direct`` declares)."""
+    from replay_product import TableSpace
+
+    from iotune.samplers import TransferSampler
+    from iotune.study.tune import declared_best
+
+    def strategy(table, spec, objective, target, seed, budget, rng):
+        replay = TableSpace(table, spec, counts=counts)
+        candidates = replay.candidates(target)
+        prior = replay.prior(objective, target)
+        if means:
+            prior = [(c, Outcome("COMPLETE", o.value, (o.value,)) if o.state == "COMPLETE" else o) for c, o in prior]
+        sampler = TransferSampler(replay.space, seed=seed, budget=budget, workload=replay.workload(target),
+                                  prior=prior, objective=objective,
+                                  price=replay.price(known_price(table, objective)), candidates=candidates,
+                                  baseline=False, engine_options=options or None)
+        runs = 0
+        while runs < budget and (batch := sampler.ask(1)):
+            configuration = batch[0]
+            value = table.measure(objective, target, replay.index[configuration.key], rng)
+            sampler.tell(configuration, Outcome("FAILED") if value is None else Outcome.of([value]))
+            runs += 1
+        picks = {}
+        for k in BUDGETS:
+            runs = sampler.observations[:k]
+            best = sampler.engine.best(runs) if declare == "engine" else declared_best(sampler, runs, objective)
+            picks[k] = None if best is None else replay.index[sampler.candidates[best].key]
+        return picks, len(sampler.observations)
+    return strategy
+
+
 STRATEGIES = {
     "random": random_sampling,
     "gp-ei": gp_ei,
@@ -302,7 +341,8 @@ STRATEGIES = {
     "cart": _estimator_strategy(lambda seed: cart(random_state=seed)),
     "engine-noprior": _engine(use_prior=False),
     "engine-blind": _engine(use_features=False),
-    "engine": _engine(),
+    "engine-direct": _engine(),
+    "engine": _product(),
 }
 """Strategies of the default run, in report order."""
 
@@ -318,5 +358,7 @@ def exhaustive(table, spec, objective, target, seed, budget, rng):
 
 EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engine(regimes=False, bound_slack=None),
          "engine-diverse": _engine(diverse_start=1), "engine-costwarm": _engine(warm_price=1.0),
+         "engine-linear": _product(counts="linear"), "engine-means": _product(means=True),
+         "engine-logmean": _product(declare="engine"),
          "tpe": optuna_tpe, "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
 """Slower strategies run only when named (``--strategies``)."""

@@ -49,3 +49,33 @@ def test_value_outside_the_levels_is_a_clear_error():
         space.encode([{"transfer_size": 12345, "processes": 2, "collective": False}])
     with pytest.raises(SpaceError, match="categorical encoding"):
         space.encoder("binary")
+
+
+COUNTS = """
+name: counts
+parameters:
+  - {name: stripe_count, type: integer, range: [1, 16], scale: log2, role: system, layer: filesystem}
+  - {name: cb_nodes, type: integer, levels: [1, 2, 4, 8], scale: log2, role: system, layer: mpiio}
+  - {name: aggregators, type: integer, levels: [1, 2, 4, 8], role: system, layer: mpiio}
+"""
+
+
+def test_an_integer_with_a_log2_scale_is_encoded_as_log2_and_keeps_its_scale():
+    """Stripe and node counts act by orders of magnitude: 1 -> 2 nodes is as far as 4 -> 8 for every
+    distance-based model; a plain integer stays linear."""
+    space = Space.from_text(COUNTS)
+    assert space.encoder().feature_names == ("log2(stripe_count)", "log2(cb_nodes)", "aggregators")
+    row = space.encode([space.configuration({"stripe_count": 8, "cb_nodes": 4, "aggregators": 4})])[0]
+    assert row.tolist() == [3.0, 2.0, 4.0]
+    again = Space.from_text(space.to_yaml())  # as a stored study's space is read back
+    assert again == space and again.parameter("stripe_count").scale == "log2"
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("{name: n, type: integer, levels: [0, 1, 2], scale: log2, role: system, layer: mpiio}", "levels >= 1"),
+    ("{name: n, type: categorical, levels: [a, b], scale: log2, role: system, layer: mpiio}", "need a range"),
+    ("{name: n, type: integer, levels: [1, 2], scale: cubic, role: system, layer: mpiio}", "unknown scale"),
+])
+def test_a_log2_scale_that_cannot_be_is_a_clear_error(entry, message):
+    with pytest.raises(SpaceError, match=message):
+        Space.from_text(f"name: bad\nparameters:\n  - {entry}\n")

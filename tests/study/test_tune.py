@@ -189,3 +189,13 @@ def test_under_cost_the_engine_gets_each_candidates_known_price_and_the_front_is
     points = [FrontPoint(c[0], 10.0, 5.0, 1), FrontPoint(c[1], 5.0, 8.0, 1), FrontPoint(c[2], 12.0, 6.0, 1),
               FrontPoint(c[3], 20.0, 4.0, 1)]
     assert [p.configuration for p in time_cost_front(points)] == [c[1], c[0], c[3]]
+
+
+def test_without_a_baseline_the_default_is_not_run_first_and_no_gain_is_stated(tmp_path):
+    from iotune.study.tune import NO_BASELINE
+
+    with measured_store(tmp_path) as store:
+        result = tuner(store, tmp_path, 3, baseline=False).run()
+    default = SPEC.space.configuration({"transfer_size": 256 * 1024})
+    assert result.runs == 3 and default.key not in {s.configuration.key for s in result.steps}
+    assert result.default is None and result.gain is None and NO_BASELINE in result.notes

@@ -79,3 +79,13 @@ def test_tuning_by_cost_prices_runs_exactly_and_ends_with_the_time_cost_front(tm
     text = tune(tmp_path, *args)
     assert text.returncode == 0, text.stderr[-2000:]
     assert "time-cost front" in text.stderr and "<- cheapest" in text.stderr
+
+
+def test_no_baseline_skips_the_default_and_says_why_no_gain_is_stated(tmp_path):
+    done = tune(tmp_path, GROUND_TRUTH / "testbed_ground_truth.yaml", "--budget", "2", "--workload", WORKLOAD,
+                "--runner", f"replay:{GROUND_TRUTH / 'testbed_ground_truth.csv'}", "--replay-scale", "0",
+                "--db", tmp_path / "t.db", "--format", "json", "--no-baseline")
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout)
+    assert summary["runs"] == 2 and summary["default"] is None and summary["gain_vs_default"] is None
+    assert "--no-baseline" in summary["no_gain_because"] and summary["no_gain_because"] in summary["notes"]

@@ -51,6 +51,9 @@ def test_trials_are_grouped_summed_and_encoded(tmp_path):
     assert truth[0, 1] == math.inf  # t3 lost its read phase: a failed trial, never the optimum
     assert math.isnan(truth[1, 1])  # POSIX never ran on xfs/fast
     assert table.available.tolist() == [[True, True], [True, False]]
+    # each workload's and configuration's values as read, in the rows' order
+    assert table.workload_points == [{"api": "MPIIO", "size": 1048576.0}, {"api": "POSIX", "size": 65536.0}]
+    assert table.configuration_points[1] == {"fs": "xfs", "disk": "fast", "nodes": 8.0}
 
 
 def test_a_measurement_draws_a_recorded_repeat_or_reports_the_failure(tmp_path):

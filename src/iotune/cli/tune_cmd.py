@@ -48,6 +48,8 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
                                                                "with a command: the study whose space to tune)."),
          prior: list[str] = PRIOR_STUDY,
          seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
+         no_baseline: bool = typer.Option(False, "--no-baseline", help="Skip measuring the default first; no gain "
+                                          "against the default is stated then."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
          runner: str = RUNNER,
          timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a run is killed and failed."),
@@ -136,7 +138,8 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
             ran.append(step)
             show_step(terminal, step, so_far, budget, shown)
 
-        tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed, on_step=on_step)
+        tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed, on_step=on_step,
+                      baseline=not no_baseline)
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
                                     scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec,
@@ -368,6 +371,7 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
     from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
     from iotune.recommend.decision import effective_hints, not_in_effect_text
     from iotune.spec.mapping import env_of
+    from iotune.study.tune import NO_BASELINE
 
     startup = measure.startup if measure is not None and measure.wall_time else None
     noise = start_up_noise(result, startup)
@@ -389,10 +393,12 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
                     for s in result.steps],
     }
+    if NO_BASELINE in result.notes:
+        summary["no_gain_because"] = NO_BASELINE
     if measure is not None:
         summary["measured"] = objective_words(measure.metric, measure.darshan)
         summary["start_up_s"] = None if measure.startup is None else list(measure.startup.seconds)
-        summary["no_gain_because"] = noise
+        summary["no_gain_because"] = noise or summary.get("no_gain_because")
     if best is not None:
         hints, changed = effective_hints(study.space, study.trials(), best.configuration)  # as they took effect
         summary["apply"] = {"hints": hints, "env": env_of(study.space, best.configuration),

@@ -5,7 +5,7 @@
 workloads' outcomes it is given (the ``prior``) and the target workload's runs
 told so far, one by one; a close contender may be run again rather than
 declared.  The default configuration is proposed first (the baseline a gain is
-stated against).  The loop tells it the stored runs of its workload before its
+stated against) unless ``baseline=False``.  The loop tells it the stored runs of its workload before its
 first ``ask`` (:meth:`owns`), so a tuning resumed continues from them and its
 ``budget`` (runs of the workload, stored ones included) is spent once.
 
@@ -97,7 +97,9 @@ class TransferSampler(Sampler):
     ``prior``: other workloads' outcomes, (Configuration, Outcome) pairs
     (outcomes of the target workload are left out).  ``price``: under a cost
     objective, each configuration's known price per second of run (the engine
-    uses it exactly instead of learning it); None otherwise.  ``budget``: runs
+    uses it exactly instead of learning it); None otherwise.  ``candidates``: the workload's configurations
+    to choose among (None: every valid one, or a seeded ``limit`` of them).  ``baseline``: propose the
+    default configuration first (the baseline a gain is stated against).  ``budget``: runs
     of the workload in all, the stored ones told on resuming included.
     ``workers``: runs kept in flight (the most asked for at once).  ``objective`` names the unit of the
     values in the reasons ("time": seconds).  ``engine_options`` go to
@@ -110,7 +112,8 @@ class TransferSampler(Sampler):
 
     def __init__(self, space: Space, *, seed: int = 0, budget: int | None = None, workload: dict | None = None,
                  prior: Sequence = (), price: Callable[[Configuration], float] | None = None, workers: int = 1,
-                 objective: str = "time", engine_options: dict | None = None, limit: int = MAX_CANDIDATES):
+                 objective: str = "time", engine_options: dict | None = None, limit: int = MAX_CANDIDATES,
+                 candidates: Sequence[Configuration] | None = None, baseline: bool = True):
         super().__init__(space, seed=seed, budget=budget)
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise SamplerError(f"workers is a number of runs proposed at once >= 1, got {workers!r}")
@@ -119,17 +122,19 @@ class TransferSampler(Sampler):
         self.workload = self._normalised(dict(workload or {}))
         self.batch = workers
         self.objective = objective
-        self.candidates = workload_configurations(space, self.workload, limit=limit, seed=seed)
-        if not self.candidates:
-            raise SamplerError(f"no valid configuration for workload {self.workload} in space {space.name!r}")
-        self.index = {c.key: i for i, c in enumerate(self.candidates)}
+        self.baseline = bool(baseline)
         try:
             self.default = space.configuration(dict(self.workload))
         except SpaceError as error:
             raise SamplerError(f"the workload's default configuration is not valid: {error}") from None
         self.workload_key = self.default.workload_key
-        self.prices = self._prices(price)
-        self.prior, self.prior_workloads = self._prior(prior)
+        self.candidates = workload_configurations(space, self.workload, limit=limit, seed=seed) \
+            if candidates is None else self._given(candidates)
+        if not self.candidates:
+            raise SamplerError(f"no valid configuration for workload {self.workload} in space {space.name!r}")
+        self.index = {c.key: i for i, c in enumerate(self.candidates)}
+        self.prior, self.prior_workloads, prior_rows = self._prior(prior)
+        self.prices = self._prices(price, prior_rows)
         self.observations: list[tuple[int, float | None]] = []
         self.invalid: set[int] = set()
         self.stopped_early = False
@@ -158,7 +163,7 @@ class TransferSampler(Sampler):
         picks: list[int] = []
         reasons: dict[int, str] = {}
         default = self.index.get(self.default.key)
-        if default is not None and default not in {i for i, _ in told} | set(busy):
+        if self.baseline and default is not None and default not in {i for i, _ in told} | set(busy):
             picks.append(default)
             reasons[default] = DEFAULT_REASON
         if len(picks) < want:
@@ -234,7 +239,7 @@ class TransferSampler(Sampler):
         if self._engine is None:
             from iotune.transfer import TransferTuner
 
-            options = {"price": self.prices, **self._engine_options}
+            options = {"price": self._price_of_rows(), **self._engine_options}
             self._engine = TransferTuner(features(self.space, self.candidates, "system"), self.prior,
                                          features(self.space, [self.default], "workload")[0], seed=self.seed,
                                          **options)
@@ -261,19 +266,49 @@ class TransferSampler(Sampler):
                 raise SamplerError(f"workload {name}: {error}") from None
         return out
 
-    def _prices(self, price):
+    def _given(self, candidates: Sequence) -> list[Configuration]:
+        """The candidates given, each once, checked to be configurations of this workload."""
+        out: dict[str, Configuration] = {}
+        for configuration in candidates:
+            if not isinstance(configuration, Configuration):
+                raise SamplerError(f"candidates are Configurations of the space, got {type(configuration).__name__}")
+            if configuration.workload_key != self.workload_key:
+                raise SamplerError(f"candidate {configuration.key} is not a configuration of workload "
+                                   f"{self.workload}")
+            out.setdefault(configuration.key, configuration)
+        return list(out.values())
+
+    def _prices(self, price, prior_rows: list[Configuration]):
+        """The known price of each candidate (an array) and of every configuration the prior ran (by key)."""
         if price is None:
+            self._row_prices = None
             return None
         import numpy as np
 
         prices = np.array([float(price(c)) for c in self.candidates])
-        if not (np.isfinite(prices) & (prices > 0)).all():
+        others = {c.key: c for c in prior_rows if c.key not in self.index}
+        other_prices = np.array([float(price(c)) for c in others.values()])
+        if not (np.isfinite(prices) & (prices > 0)).all() or not (np.isfinite(other_prices) & (other_prices > 0)).all():
             raise SamplerError("under --objective cost every candidate needs a positive price; the pricing file "
                                "prices some at 0")
+        # the engine divides each prior run by its configuration's price, also where the target has no candidate
+        rows = features(self.space, self.candidates + list(others.values()), "system")
+        self._row_prices = {tuple(np.round(row, 9)): p for row, p in zip(rows, [*prices, *other_prices], strict=True)}
         return prices
 
+    def _price_of_rows(self):
+        """The price as a function of system feature rows (what the engine takes), or None."""
+        if self._row_prices is None:
+            return None
+        import numpy as np
+
+        table = self._row_prices
+        return lambda rows: np.array([table[tuple(np.round(row, 9))] for row in np.asarray(rows, dtype=float)])
+
     def _prior(self, prior: Sequence):
-        """The engine's Prior from (Configuration, Outcome) pairs of other workloads, and their count."""
+        """The engine's Prior from (Configuration, Outcome) pairs of other workloads (one row per run of a
+        COMPLETE outcome, so the engine sees the store's repeats and their noise; one failed row per FAILED
+        one), the number of other workloads, and the configurations of its rows."""
         import numpy as np
 
         from iotune.transfer import Prior
@@ -289,14 +324,16 @@ class TransferSampler(Sampler):
                                    f"({type(configuration).__name__}, {type(outcome).__name__})")
             if configuration.workload_key == self.workload_key or outcome.state == "INVALID":
                 continue
-            rows.append(configuration)
-            values.append(outcome.value if outcome.state == "COMPLETE" else math.nan)
-            failed.append(outcome.state != "COMPLETE")
-            labels.append(configuration.workload_key)
+            runs = (outcome.values or (outcome.value,)) if outcome.state == "COMPLETE" else (math.nan,)
+            for value in runs:
+                rows.append(configuration)
+                values.append(value)
+                failed.append(outcome.state != "COMPLETE")
+                labels.append(configuration.workload_key)
         if not rows:
-            return None, 0
+            return None, 0, []
         return (Prior(np.array(labels), features(self.space, rows, "system"), np.array(values), np.array(failed),
-                      features(self.space, rows, "workload")), len(set(labels)))
+                      features(self.space, rows, "workload")), len(set(labels)), rows)
 
     def _why(self, pick: int, told) -> str:
         """Why ``pick`` is run next, naming the regime it came from (``TransferTuner.regime``)."""

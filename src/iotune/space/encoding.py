@@ -7,7 +7,7 @@ one-hot over its levels, its level's index, log2 of a positive number, or the nu
 Columns of a space, in parameter order:
 
 - size: log2 of the bytes (I/O behaviour scales with orders of magnitude);
-- integer: the value;
+- integer: the value, or log2 of it with ``scale: log2`` (stripe and node counts);
 - boolean: 0 or 1;
 - categorical: one column per level (one-hot, default) or the level's index (ordinal);
 - a parameter with a ``when`` rule also gets ``<name>:active`` (1 or 0); while
@@ -78,6 +78,8 @@ class Encoder:
         levels = parameter.levels
         if parameter.type == "size":  # a size of 0 bytes counts as 1 (log2 0)
             kind, levels = "log2", np.maximum(np.array(levels, dtype=float), 1.0)
+        elif parameter.type == "integer" and parameter.scale == "log2":
+            kind = "log2"
         elif parameter.type in ("integer", "boolean"):
             kind = "numeric"
         else:

@@ -55,7 +55,10 @@ class Parameter:
     (defaults to the name for system options of the mpiio layer; a workload
     characteristic such as ``collective`` is not a hint), ``env`` an environment variable
     that carries the value.  ``line`` is the YAML line of the declaration and
-    takes no part in equality.
+    takes no part in equality.  ``scale="log2"`` marks an integer parameter whose
+    effect scales with orders of magnitude (stripe counts, node counts): it is
+    encoded as log2 of its value, as sizes are (levels must be >= 1); like ``line``
+    it takes no part in equality.
     """
 
     name: str
@@ -68,6 +71,9 @@ class Parameter:
     hint: str | None = None
     env: str | None = None
     description: str = ""
+    # compare=False: the scale changes how models see the levels, not what is measured, so a study stored
+    # before a spec declared it still resumes with that spec
+    scale: str | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -109,6 +115,7 @@ class Parameter:
                     "default",
                 )
         object.__setattr__(self, "default", default)
+        self._check_scale()
         if self.hint is None and self.layer == "mpiio" and self.role == "system":
             object.__setattr__(self, "hint", self.name)
         for key in ("when", "hint", "env"):
@@ -123,6 +130,20 @@ class Parameter:
                              "digits, '_', '.', '-')", "hint")
         if not isinstance(self.description, str):
             raise FieldError(f"parameter {self.name!r}: description must be a string", "description")
+
+    def _check_scale(self) -> None:
+        if self.scale is None or (self.scale == "linear" and self.type == "integer"):
+            object.__setattr__(self, "scale", None)  # linear: an integer's plain encoding
+            return
+        if self.scale not in SCALES:
+            raise FieldError(f"parameter {self.name!r}: unknown scale {self.scale!r} (allowed: {', '.join(SCALES)})",
+                             "scale")
+        if self.type != "integer":
+            raise FieldError(f"parameter {self.name!r}: scale is for integer parameters (a size is always encoded as "
+                             f"log2), not {self.type!r}", "scale")
+        low = min(self.levels)
+        if low < 1:
+            raise FieldError(f"parameter {self.name!r}: a log2 scale needs levels >= 1, got {low}", "scale")
 
     def _require_choice(self, key: str, allowed: tuple[str, ...]) -> None:
         value = getattr(self, key)
@@ -186,11 +207,14 @@ class Parameter:
                 data[key] = getattr(self, key)
         if self.description:
             data["description"] = self.description
+        if self.scale is not None:
+            data["scale"] = self.scale
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], line: int | None = None) -> Parameter:
-        """Build a parameter from one spec entry; ``range``/``scale``/``step`` expand to levels."""
+        """Build a parameter from one spec entry; ``range``/``scale``/``step`` expand to levels; an integer's
+        ``scale: log2`` (with a range or next to levels) is kept: it is encoded as log2."""
         label = f"parameter {data.get('name')!r}" if isinstance(data, Mapping) and "name" in data else "parameter"
         if not isinstance(data, Mapping):
             raise FieldError(f"{label} must be a mapping with keys {', '.join(KEYS)}, got {data!r}")
@@ -206,10 +230,12 @@ class Parameter:
             raise FieldError(f"{label}: give either levels or range, not both", "range")
         if has_range:
             arguments["levels"] = _range_levels(label, data["type"], data["range"], data.get("scale"), data.get("step"))
-        elif "scale" in data or "step" in data:
+        elif "step" in data or ("scale" in data and data["type"] != "integer"):
             raise FieldError(f"{label}: scale and step need a range", "scale" if "scale" in data else "step")
         elif not has_levels and data["type"] != "boolean":
             raise FieldError(f"{label}: needs levels (a list) or range ([low, high])")
+        if data["type"] == "integer" and "scale" in data:
+            arguments["scale"] = data["scale"]
         if arguments.get("description") is None:
             arguments.pop("description", None)
         return cls(**arguments, line=line)

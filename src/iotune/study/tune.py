@@ -17,7 +17,9 @@ run again continues where it stopped: the campaign tells it the stored runs
 of its workload first, and waits for those left in flight (never queued
 again).  The budget counts the target workload's runs in the study, so running
 the same tuning twice spends it once.  The default configuration is measured
-first (it is the baseline a gain is stated against).  With ``workers`` runs in
+first (it is the baseline a gain is stated against), unless ``baseline=False``
+(``--no-baseline``): then no gain is stated unless the tuner ran the default
+anyway.  With ``workers`` runs in
 flight (a Slurm job array) the campaign asks for each free slot as a run ends.
 
 This module prepares that campaign (:class:`Tuning`) and states its result:
@@ -42,12 +44,14 @@ from iotune.study.study import Study
 from iotune.study.worker import GRACE_S, Worker
 from iotune.variability.confidence import Interval, Noise, estimate_noise, mean_interval, ratio_interval, separated
 
-__all__ = ["REASONS_KEY", "Estimate", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning", "features",
-           "prior_outcomes", "summarise_runs", "time_cost_front", "workload_configurations"]
+__all__ = ["REASONS_KEY", "Estimate", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning", "declared_best",
+           "features", "prior_outcomes", "summarise_runs", "time_cost_front", "workload_configurations"]
 
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
 BEFORE = "queued before this tuner (re)started"
+NO_BASELINE = ("no gain against the default is stated: it was not measured (the tuning skipped the baseline, "
+               "--no-baseline)")
 
 
 class TuneError(IotuneError, ValueError):
@@ -139,15 +143,16 @@ def price_of(objective: Objective) -> Callable[[Configuration], float] | None:
 
 def transfer_sampler(study: Study | None, space, workload: dict, budget: int | None, *, objective: Objective,
                      prior_studies=(), seed: int = 0, workers: int = 1, engine_options: dict | None = None,
-                     store=None) -> TransferSampler:
+                     store=None, candidates=None, baseline: bool = True) -> TransferSampler:
     """The transfer sampler of ``workload`` over ``space``, its prior read from ``study`` (None: not made yet)
-    and ``prior_studies`` (Study objects, or names in ``store``)."""
+    and ``prior_studies`` (Study objects, or names in ``store``); ``candidates`` (None: every valid
+    configuration of the workload) and ``baseline`` as :class:`~iotune.samplers.TransferSampler` takes them."""
     if store is not None:
         prior_studies = [p if isinstance(p, Study) else Study.open(store, p) for p in prior_studies]
     studies = [s for s in (study, *prior_studies) if s is not None]
     return TransferSampler(space, seed=seed, budget=budget, workload=workload, price=price_of(objective),
                            workers=workers, objective=objective.name, engine_options=engine_options,
-                           prior=prior_outcomes(studies, space, objective))
+                           prior=prior_outcomes(studies, space, objective), candidates=candidates, baseline=baseline)
 
 
 class Tuning:
@@ -160,7 +165,9 @@ class Tuning:
     ``on_start()``, ``on_wait()`` (every ``poll_s`` seconds while runs are in
     flight elsewhere; it may raise to end the tuning) and ``grace_s`` go to the
     :class:`~iotune.study.campaign.Campaign`; ``on_queue(configuration,
-    reason, in_flight)`` is called for every run queued.
+    reason, in_flight)`` is called for every run queued.  ``candidates``: the
+    configurations to choose among (None: every valid one of the workload);
+    ``baseline=False`` skips measuring the default first (no gain is stated then).
     """
 
     def __init__(self, study: Study, worker: Worker | None, workload: dict, budget: int, *,
@@ -169,7 +176,7 @@ class Tuning:
                  workers: int = 1, on_start: Callable[[], None] | None = None,
                  on_wait: Callable[[], None] | None = None,
                  on_queue: Callable[[Configuration, str, int], None] | None = None,
-                 poll_s: float = POLL_S, grace_s: float = GRACE_S):
+                 poll_s: float = POLL_S, grace_s: float = GRACE_S, candidates=None, baseline: bool = True):
         from iotune.samplers import SamplerError
 
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
@@ -185,7 +192,8 @@ class Tuning:
         try:
             self.sampler = transfer_sampler(study, self.space, dict(workload), budget, objective=self.objective,
                                             prior_studies=self.prior_studies, seed=seed, workers=workers,
-                                            engine_options=engine_options)
+                                            engine_options=engine_options, candidates=candidates,
+                                            baseline=baseline)
         except SamplerError as error:
             raise TuneError(str(error)) from None
         self.candidates = self.sampler.candidates
@@ -211,6 +219,8 @@ class Tuning:
         result.steps = list(self.steps)
         if self.sampler.stopped_early:
             result.notes.append("stopped early: no configuration is left that could improve on the best")
+        if not self.sampler.baseline and result.best is not None and result.default is None:
+            result.notes.append(NO_BASELINE)
         result.front = self._front() if self.objective.name == "cost" else []
         return result
 
@@ -275,20 +285,7 @@ class Tuning:
         return groups
 
     def _best(self, observations) -> int | None:
-        """The configuration to declare: the lowest mean of its runs, as every answer orders them
-        (:func:`iotune.recommend.decision.fastest_first`), among those that never failed; for cost, the
-        engine's (its values carry each configuration's price)."""
-        from iotune.recommend.decision import Measured, fastest_first
-
-        if self.objective.name == "cost":
-            return self.sampler.engine.best(observations)
-        failed = {i for i, v in observations if v is None}
-        runs: dict[int, list[float]] = {}
-        for i, v in observations:
-            if i not in failed and v is not None and v > 0:
-                runs.setdefault(i, []).append(v)
-        ranked = fastest_first(Measured({}, self.candidates[i].key, values) for i, values in runs.items())
-        return self.sampler.index[ranked[0].key] if ranked else None
+        return declared_best(self.sampler, observations, self.objective.name)
 
     def _front(self) -> list[FrontPoint]:
         """The time-cost front of the target's successful runs (geometric means per configuration)."""
@@ -306,6 +303,24 @@ class Tuning:
         points = [FrontPoint(self.candidates[i], math.exp(float(np.mean([t for t, _ in v]))),
                              math.exp(float(np.mean([c for _, c in v]))), len(v)) for i, v in runs.items()]
         return time_cost_front(points)
+
+
+def declared_best(sampler: TransferSampler, observations, objective: str) -> int | None:
+    """The candidate a tuning declares after ``observations`` ((candidate index, value or None) runs): the
+    lowest mean of its runs, as every answer orders them (:func:`iotune.recommend.decision.fastest_first`),
+    among those that never failed; for cost, the engine's (its values carry each configuration's price).
+    The replay benchmark declares its ``engine`` picks with it too."""
+    from iotune.recommend.decision import Measured, fastest_first
+
+    if objective == "cost":
+        return sampler.engine.best(observations)
+    failed = {i for i, v in observations if v is None}
+    runs: dict[int, list[float]] = {}
+    for i, v in observations:
+        if i not in failed and v is not None and v > 0:
+            runs.setdefault(i, []).append(v)
+    ranked = fastest_first(Measured({}, sampler.candidates[i].key, values) for i, values in runs.items())
+    return sampler.index[ranked[0].key] if ranked else None
 
 
 @dataclass

@@ -80,7 +80,10 @@ class MeasuredTable:
 
     ``values[objective]`` has shape (workloads, configurations, repeats), NaN
     where a repeat is missing or failed; ``failed`` and ``present`` have the
-    same shape.  Feature matrices are float rows in the spec's feature order.
+    same shape.  Feature matrices are float rows in the spec's feature order;
+    ``workload_points`` and ``configuration_points`` hold each row's values as
+    read (column -> value: a number for a ``log2`` or ``numeric`` feature, else
+    the text, an empty cell as ``""``).
     """
 
     name: str
@@ -93,6 +96,7 @@ class MeasuredTable:
     failed: np.ndarray
     present: np.ndarray
     feature_names: dict[str, list[str]] = field(default_factory=dict)
+    workload_points: list[dict] = field(default_factory=list)
 
     @property
     def objectives(self) -> list[str]:
@@ -276,4 +280,5 @@ def load_table(spec: TableSpec) -> MeasuredTable:
         failed=failed,
         present=present,
         feature_names={"workload": w_names, "configuration": c_names},
+        workload_points=[_point(spec.workload, k) for k in w_sorted],
     )
