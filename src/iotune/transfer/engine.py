@@ -65,15 +65,15 @@ so far / their price), faster than ``evidence.time_bound`` allows, are not
 run while any other is left, the warm start included (``ruled_out``).
 With a known price the experts' choices (``prior``) also stay in a trust
 region around the best run (``trust_region``; TuRBO, Eriksson et al. 2019, with
-a tolerance of one run): after the warm start its radius is ``TRUST_RADIUS``
-(two full steps, the whole of scout's candidate set), each later run that does
-not improve the best value (a failure included) halves it, each that does
-doubles it again.  Under a price the experts extrapolate the target's time to
-the cheapest candidates, where it fails or blows up (the other workloads'
-cost optima are isolated points); once a jump has not paid, the next choices
-walk down from the best run instead.  Without a price the prior's winners are
-right (the time optimum is among their first few on every table) and nothing
-is restricted.
+a tolerance of one run): unrestricted after the warm start, one step (another
+category, or the whole range of one number) after a later run that did not
+improve the best value (a failure included), half that after each further
+one, and twice as wide again after one that did.  Under a price the experts
+extrapolate the target's time to the cheapest candidates, where it fails or
+blows up (the other workloads' cost optima are isolated points); once such a
+jump has not paid, the next choices walk down from the best run instead.
+Without a price the prior's winners are right (the time optimum is among
+their first few on every table) and nothing is restricted.
 ``diverse_start`` (0: off) adds that many runs after the warm start on a
 structurally different option (at least a full step from every run so far,
 the cheapest the model expects): a portfolio rather than one bet, measured
@@ -111,8 +111,6 @@ REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
 DEFAULT_NOISE = 0.02
 # Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
 DEFAULT_SPREAD = 0.3
-# The trust region's widest radius under a price: two full steps (another category and the whole range of a number)
-TRUST_RADIUS = 2.0
 
 
 class TransferTuner:
@@ -458,23 +456,25 @@ class TransferTuner:
         return out
 
     def _trust_radius(self, observations) -> float:
-        """How far (in steps of the scaled features) from the best run the experts' next choice may go under a
-        known price: ``TRUST_RADIUS`` after the warm start, halved by each later run that did not improve on the
-        best value (a failure included), doubled (up to ``TRUST_RADIUS``) by each that did; +inf without a
-        price, a prior or ``trust_region``.  From the runs in their order, so a rebuilt tuner continues exactly."""
+        """How far (scaled feature distance) from the best run the experts' next choice may go under a known
+        price: unrestricted (+inf) after the warm start; each later run that does not improve on the best value
+        (a failure included) counts one miss, each that does takes one back; with f misses the radius is
+        2^(1 - f) steps (one step: another category, or the whole range of one number), so it halves with every
+        further miss.  +inf without a price, a prior or ``trust_region``.  From the runs in their order, so a
+        rebuilt tuner continues exactly."""
         if not self.trust_region or not self._offset.any() or self.prior.workloads == 0:
             return math.inf
-        radius, best, succeeded = TRUST_RADIUS, math.inf, 0
+        misses, best, succeeded = 0, math.inf, 0
         for _, value in observations:
             if value is None or not math.isfinite(value):
                 if succeeded >= self.warm_start:
-                    radius /= 2.0
+                    misses += 1
                 continue
             succeeded += 1
             if succeeded > self.warm_start:
-                radius = min(radius * 2.0, TRUST_RADIUS) if value < best else radius / 2.0
+                misses = max(misses - 1, 0) if value < best else misses + 1
             best = min(best, value)
-        return radius
+        return math.inf if misses == 0 else 2.0 ** (1 - misses)
 
     def _choose(self, summary: Summary, chosen: list[int], first: bool, radius: float = math.inf) -> int | None:
         n = len(self.candidates)
