@@ -103,6 +103,7 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
     inside = TransferTuner(rows, prior, price=price, noise=0.01).suggest(observations)[0]
     outside = TransferTuner(rows, prior, price=price, noise=0.01, trust_region=False).suggest(observations)[0]
     # two runs that did not improve: one step after the first, half a step after the second
+    assert TransferTuner(rows, prior, price=price).trust_radius(observations) == 0.5
     assert distance[inside] <= 0.5
     assert distance[outside] > 0.5
     # without a price (a time objective) nothing is restricted

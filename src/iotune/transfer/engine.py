@@ -197,7 +197,7 @@ class TransferTuner:
             raise TransferError(f"n must be a positive integer, got {n!r}")
         observations = list(observations)
         summary = self._summarise(observations)
-        radius = self._trust_radius(observations)
+        radius = self.trust_radius(observations)
         chosen: list[int] = []
         for slot in range(n):
             pick = self._choose(summary, chosen, slot == 0, radius)
@@ -241,6 +241,28 @@ class TransferTuner:
         fastest speed-up from a measured candidate allows.  Empty without a price, a prior or a success."""
         summary = self._summarise(list(observations))
         return np.flatnonzero(self._bound_mask(summary))
+
+    def trust_radius(self, observations=()) -> float:
+        """How far (scaled feature distance) from the best run the experts' next choice may go under a known
+        price: unrestricted (+inf) after the warm start; each later run that does not improve on the best value
+        (a failure included) counts one miss, each that does takes one back; with f misses the radius is
+        2^(1 - f) steps (one step: another category, or the whole range of one number), so it halves with every
+        further miss.  +inf without a price, a prior or ``trust_region``.  From the runs in their order, so a
+        rebuilt tuner continues exactly (for a tuning history to say why a choice stays near the best run)."""
+        observations = list(observations)
+        if not self.trust_region or not self._offset.any() or self.prior.workloads == 0:
+            return math.inf
+        misses, best, succeeded = 0, math.inf, 0
+        for _, value in observations:
+            if value is None or not math.isfinite(value):
+                if succeeded >= self.warm_start:
+                    misses += 1
+                continue
+            succeeded += 1
+            if succeeded > self.warm_start:
+                misses = max(misses - 1, 0) if value < best else misses + 1
+            best = min(best, value)
+        return math.inf if misses == 0 else 2.0 ** (1 - misses)
 
     def predict(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``)."""
@@ -454,27 +476,6 @@ class TransferTuner:
         out = low >= incumbent - self._offset
         out[summary.measured] = False
         return out
-
-    def _trust_radius(self, observations) -> float:
-        """How far (scaled feature distance) from the best run the experts' next choice may go under a known
-        price: unrestricted (+inf) after the warm start; each later run that does not improve on the best value
-        (a failure included) counts one miss, each that does takes one back; with f misses the radius is
-        2^(1 - f) steps (one step: another category, or the whole range of one number), so it halves with every
-        further miss.  +inf without a price, a prior or ``trust_region``.  From the runs in their order, so a
-        rebuilt tuner continues exactly."""
-        if not self.trust_region or not self._offset.any() or self.prior.workloads == 0:
-            return math.inf
-        misses, best, succeeded = 0, math.inf, 0
-        for _, value in observations:
-            if value is None or not math.isfinite(value):
-                if succeeded >= self.warm_start:
-                    misses += 1
-                continue
-            succeeded += 1
-            if succeeded > self.warm_start:
-                misses = max(misses - 1, 0) if value < best else misses + 1
-            best = min(best, value)
-        return math.inf if misses == 0 else 2.0 ** (1 - misses)
 
     def _choose(self, summary: Summary, chosen: list[int], first: bool, radius: float = math.inf) -> int | None:
         n = len(self.candidates)
