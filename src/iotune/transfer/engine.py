@@ -250,6 +250,7 @@ class TransferTuner:
         further miss.  +inf without a price, a prior or ``trust_region``.  From the runs in their order, so a
         rebuilt tuner continues exactly (for a tuning history to say why a choice stays near the best run)."""
         observations = list(observations)
+        self._summarise(observations)  # the same checks of the observations as everywhere else
         if not self.trust_region or not self._offset.any() or self.prior.workloads == 0:
             return math.inf
         misses, best, succeeded = 0, math.inf, 0
