@@ -68,7 +68,8 @@ region around the best run (``trust_region``; TuRBO, Eriksson et al. 2019, with
 a tolerance of one run): unrestricted after the warm start, one step (another
 category, or the whole range of one number) after a later run that did not
 improve the best value (a failure included), half that after each further
-one, and twice as wide again after one that did.  Under a price the experts
+one, and twice as wide again after one that did (when it holds no unrun
+candidate, every one is open again, as TuRBO restarts).  Under a price the experts
 extrapolate the target's time to the cheapest candidates, where it fails or
 blows up (the other workloads' cost optima are isolated points); once such a
 jump has not paid, the next choices walk down from the best run instead.
