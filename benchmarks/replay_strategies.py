@@ -317,6 +317,7 @@ def exhaustive(table, spec, objective, target, seed, budget, rng):
 
 
 EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engine(regimes=False, bound_slack=None),
-         "engine-diverse": _engine(diverse_start=1), "engine-costwarm": _engine(warm_price=1.0), "engine-notrust": _engine(trust_region=False),
+         "engine-diverse": _engine(diverse_start=1), "engine-costwarm": _engine(warm_price=1.0),
+         "engine-notrust": _engine(trust_region=False),
          "tpe": optuna_tpe, "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
 """Slower strategies run only when named (``--strategies``)."""
