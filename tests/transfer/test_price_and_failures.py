@@ -83,3 +83,29 @@ def test_identical_re_runs_end_the_re_measuring():
     assert tuner.suggest(deterministic) == []
     noisy = contested + [(0, 1.0 * math.exp(0.05))]
     assert tuner.suggest(noisy) in ([0], [1])
+
+
+def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_the_best_run():
+    # two categories (one-hot) x five sizes; the second category costs a quarter per second
+    rows = np.array([[1, 0, x] for x in range(5)] + [[0, 1, x] for x in range(5)], dtype=float)
+    price = np.array([4.0] * 5 + [1.0] * 5)
+
+    def times(slowdown):  # the second category `slowdown` times slower than the first
+        return np.where(rows[:, 0] == 1, 1.0, slowdown) * 10.0 / (1.0 + rows[:, 2])
+
+    prior = Prior(np.repeat(np.arange(3), 10), np.vstack([rows] * 3),
+                  np.concatenate([times(s) * price for s in (1.5, 1.8, 1.6)]), np.zeros(30, dtype=bool))
+    target = times(8.0) * price  # far slower on the cheap category than any other workload
+    # the warm start (4, 3), then the experts' two cheapest guesses (9, 5), neither better than the best run (4)
+    observations = [(c, float(target[c])) for c in (4, 3, 9, 5)]
+    unit = rows[:, 2] / 4.0
+    distance = np.sqrt((rows[:, 0] - rows[4, 0]) ** 2 * 2 + (unit - unit[4]) ** 2)  # one-hot: a change is one step
+    inside = TransferTuner(rows, prior, price=price, noise=0.01).suggest(observations)[0]
+    outside = TransferTuner(rows, prior, price=price, noise=0.01, trust_region=False).suggest(observations)[0]
+    # two runs that did not improve: one step after the first, half a step after the second
+    assert TransferTuner(rows, prior, price=price).trust_radius(observations) == 0.5
+    assert distance[inside] <= 0.5
+    assert distance[outside] > 0.5
+    # without a price (a time objective) nothing is restricted
+    assert TransferTuner(rows, prior, noise=0.01).suggest(observations) == \
+        TransferTuner(rows, prior, noise=0.01, trust_region=False).suggest(observations)

@@ -63,6 +63,18 @@ failures (``failing``).  ``regime(observations)`` names the current one.
 With a known price, candidates whose time would have to be below (best value
 so far / their price), faster than ``evidence.time_bound`` allows, are not
 run while any other is left, the warm start included (``ruled_out``).
+With a known price the experts' choices (``prior``) also stay in a trust
+region around the best run (``trust_region``; TuRBO, Eriksson et al. 2019, with
+a tolerance of one run): unrestricted after the warm start, one step (another
+category, or the whole range of one number) after a later run that did not
+improve the best value (a failure included), half that after each further
+one, and twice as wide again after one that did (when it holds no unrun
+candidate, every one is open again, as TuRBO restarts).  Under a price the experts
+extrapolate the target's time to the cheapest candidates, where it fails or
+blows up (the other workloads' cost optima are isolated points); once such a
+jump has not paid, the next choices walk down from the best run instead.
+Without a price the prior's winners are right (the time optimum is among
+their first few on every table) and nothing is restricted.
 ``diverse_start`` (0: off) adds that many runs after the warm start on a
 structurally different option (at least a full step from every run so far,
 the cheapest the model expects): a portfolio rather than one bet, measured
@@ -126,7 +138,8 @@ class TransferTuner:
                  normalise: str = "zscore", price=None, failure_length: float = 1.0,
                  impute_failures: bool = True, regimes: bool = True, agreement_below: float = 0.0,
                  bound_slack: float | None = 2.0, explore_after: int = 10,
-                 diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float = 0.0):
+                 diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float = 0.0,
+                 trust_region: bool = True):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -165,6 +178,7 @@ class TransferTuner:
         self.diverse_start = diverse_start
         self.broad_spread = broad_spread
         self.warm_price = warm_price
+        self.trust_region = trust_region
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
@@ -184,9 +198,10 @@ class TransferTuner:
             raise TransferError(f"n must be a positive integer, got {n!r}")
         observations = list(observations)
         summary = self._summarise(observations)
+        radius = self.trust_radius(observations)
         chosen: list[int] = []
         for slot in range(n):
-            pick = self._choose(summary, chosen, slot == 0)
+            pick = self._choose(summary, chosen, slot == 0, radius)
             if pick is None:
                 break
             chosen.append(pick)
@@ -227,6 +242,29 @@ class TransferTuner:
         fastest speed-up from a measured candidate allows.  Empty without a price, a prior or a success."""
         summary = self._summarise(list(observations))
         return np.flatnonzero(self._bound_mask(summary))
+
+    def trust_radius(self, observations=()) -> float:
+        """How far (scaled feature distance) from the best run the experts' next choice may go under a known
+        price: unrestricted (+inf) after the warm start; each later run that does not improve on the best value
+        (a failure included) counts one miss, each that does takes one back; with f misses the radius is
+        2^(1 - f) steps (one step: another category, or the whole range of one number), so it halves with every
+        further miss.  +inf without a price, a prior or ``trust_region``.  From the runs in their order, so a
+        rebuilt tuner continues exactly (for a tuning history to say why a choice stays near the best run)."""
+        observations = list(observations)
+        self._summarise(observations)  # the same checks of the observations as everywhere else
+        if not self.trust_region or not self._offset.any() or self.prior.workloads == 0:
+            return math.inf
+        misses, best, succeeded = 0, math.inf, 0
+        for _, value in observations:
+            if value is None or not math.isfinite(value):
+                if succeeded >= self.warm_start:
+                    misses += 1
+                continue
+            succeeded += 1
+            if succeeded > self.warm_start:
+                misses = max(misses - 1, 0) if value < best else misses + 1
+            best = min(best, value)
+        return math.inf if misses == 0 else 2.0 ** (1 - misses)
 
     def predict(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``)."""
@@ -441,7 +479,7 @@ class TransferTuner:
         out[summary.measured] = False
         return out
 
-    def _choose(self, summary: Summary, chosen: list[int], first: bool) -> int | None:
+    def _choose(self, summary: Summary, chosen: list[int], first: bool, radius: float = math.inf) -> int | None:
         n = len(self.candidates)
         allowed = np.ones(n, dtype=bool)
         allowed[list(summary.failed)] = False
@@ -465,6 +503,14 @@ class TransferTuner:
         if self.diverse_start and len(summary.measured) + len(summary.failed) + len(chosen) \
                 < self.warm_start + self.diverse_start:
             return self._diverse(summary, chosen, fresh)
+        if regime == "prior" and math.isfinite(radius):
+            # a trust region around the best run (TuRBO): the experts extrapolate badly to the cheapest
+            # candidates under a price, so after a run they got wrong the next stays nearer what is known
+            centre = summary.measured[int(np.argmin(summary.mean + self._offset[summary.measured]))]
+            distance = np.sqrt(((self._unit - self._unit[centre]) ** 2).sum(axis=1))
+            near = fresh & (distance <= radius)
+            if near.any():
+                fresh = near
         mean, std, fail = self._model(summary, target_only=regime == "explore")
         if regime == "broad":
             std = std * self.broad_spread
