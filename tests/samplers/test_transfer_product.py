@@ -68,3 +68,31 @@ def test_a_known_price_covers_prior_configurations_the_target_cannot_run():
                               price=price, objective="cost")
     np.testing.assert_allclose(sampler.prices, [price(c) for c in mine])
     assert sampler.ask(1)  # the prior ran nodes=4 and 8, which are not candidates: still priced
+
+
+def test_a_configuration_that_cannot_run_is_not_a_miss_of_the_trust_region():
+    price = lambda c: float(c["nodes"])  # noqa: E731
+    sampler = TransferSampler(SPACE, budget=10, workload={"size": 2**20}, prior=prior(), price=price,
+                              objective="cost", baseline=False)
+    for _ in range(3):  # the warm start and one run the experts chose
+        configuration = sampler.ask(1)[0]
+        sampler.tell(configuration, Outcome.of([seconds(configuration) * price(configuration)]))
+    before = sampler.engine.trust_radius(sampler._told())
+    sampler.tell(sampler.ask(1)[0], Outcome("INVALID"))
+    assert sampler.invalid and sampler.engine.trust_radius(sampler._told()) == before
+
+
+def test_the_reason_says_when_a_choice_is_kept_near_the_best_run():
+    price = lambda c: float(c["nodes"])  # noqa: E731
+    sampler = TransferSampler(SPACE, budget=12, workload={"size": 2**20}, prior=prior(), price=price,
+                              objective="cost", baseline=False)
+    said = []
+    while batch := sampler.ask(1):
+        configuration = batch[0]
+        narrowed = math.isfinite(sampler.engine.trust_radius(sampler._told()))
+        said.append((narrowed, "trust region" in sampler.reason(configuration), sampler.engine.regime(sampler._told())))
+        # every run after the warm start slower than the first: each is a miss
+        value = seconds(configuration) * price(configuration) * (1.0 if len(said) == 1 else 3.0)
+        sampler.tell(configuration, Outcome.of([value]))
+    assert any(narrowed and regime == "prior" for narrowed, _, regime in said)
+    assert all(text == (narrowed and regime == "prior") for narrowed, text, regime in said)

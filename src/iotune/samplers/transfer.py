@@ -246,8 +246,10 @@ class TransferSampler(Sampler):
         return self._engine
 
     def _told(self) -> list[tuple[int, float | None]]:
-        """The runs told, and each INVALID candidate as a failure (never proposed again, not a run)."""
-        return list(self.observations) + [(i, None) for i in sorted(self.invalid)]
+        """Each INVALID candidate as a failure (never proposed again, not a run), then the runs told in order.
+        The invalid ones come first: the engine reads the runs' order (its trust region counts a failure after
+        the warm start as a miss), and a configuration that cannot run says nothing about the runs around it."""
+        return [(i, None) for i in sorted(self.invalid)] + list(self.observations)
 
     def _normalised(self, workload: dict) -> dict:
         out: dict = {}
@@ -353,6 +355,8 @@ class TransferSampler(Sampler):
             text = f"exploring while the budget allows, where the model is least sure: it expects {expected}"
         elif regime == "prior":
             text = f"the other workloads' model, fitted to this workload's runs, expects {expected}"
+            if math.isfinite(engine.trust_radius(told)):
+                text += "; kept near the best run (a trust region: a run the model chose since did not beat it)"
         else:
             text = f"the model expects {expected}"
         out = len(engine.ruled_out(told))
