@@ -355,8 +355,10 @@ class TransferSampler(Sampler):
             text = f"exploring while the budget allows, where the model is least sure: it expects {expected}"
         elif regime == "prior":
             text = f"the other workloads' model, fitted to this workload's runs, expects {expected}"
-            if math.isfinite(engine.trust_radius(told)):
-                text += "; kept near the best run (a trust region: a run the model chose since did not beat it)"
+            radius = engine.trust_radius(told)
+            if math.isfinite(radius):
+                text += (f"; kept within {radius:.2g} step(s) of the best run (a trust region: runs after the "
+                         "warm start that did not beat the best narrow where the model may look)")
         else:
             text = f"the model expects {expected}"
         out = len(engine.ruled_out(told))
