@@ -106,6 +106,9 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
     assert TransferTuner(rows, prior, price=price).trust_radius(observations) == 0.5
     assert distance[inside] <= 0.5
     assert distance[outside] > 0.5
+    # runs asked for and not told yet (a batch's beliefs) inform the model but are no misses
+    warm, believed = observations[:2], observations[2:]
+    assert TransferTuner(rows, prior, price=price, noise=0.01).suggest(warm, pending=believed) == [outside]
     # without a price (a time objective) nothing is restricted
     assert TransferTuner(rows, prior, noise=0.01).suggest(observations) == \
         TransferTuner(rows, prior, noise=0.01, trust_region=False).suggest(observations)

@@ -168,8 +168,8 @@ class TransferSampler(Sampler):
             reasons[default] = DEFAULT_REASON
         if len(picks) < want:
             busy += picks
-            believed = told + self._beliefs(told, busy)
-            for pick in self.engine.suggest(believed, want - len(picks) + len(busy)):
+            beliefs = self._beliefs(told, busy)
+            for pick in self.engine.suggest(told, want - len(picks) + len(busy), pending=beliefs):
                 if pick in busy:
                     continue
                 picks.append(pick)

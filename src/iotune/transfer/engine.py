@@ -191,14 +191,17 @@ class TransferTuner:
 
     # ---------------------------------------------------------------- public
 
-    def suggest(self, observations=(), n: int = 1) -> list[int]:
+    def suggest(self, observations=(), n: int = 1, pending=()) -> list[int]:
         """Up to ``n`` distinct candidate indices to run next (fewer, or none, when nothing is left worth
-        running).  ``observations``: (candidate index, value) pairs, value None or +inf for a failed run."""
+        running).  ``observations``: (candidate index, value) pairs, value None or +inf for a failed run.
+        ``pending``: (candidate index, believed value) of runs asked for and not told yet; the model conditions
+        on them so a batch spreads out, the trust region does not (a belief is not a run that missed)."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise TransferError(f"n must be a positive integer, got {n!r}")
         observations = list(observations)
-        summary = self._summarise(observations)
         radius = self.trust_radius(observations)
+        observations += list(pending)
+        summary = self._summarise(observations)
         chosen: list[int] = []
         for slot in range(n):
             pick = self._choose(summary, chosen, slot == 0, radius)
