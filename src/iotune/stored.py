@@ -29,7 +29,15 @@ class StudyError(IotuneError, ValueError):
 
 def measurement_identity(spec: CampaignSpec) -> str:
     """What makes two specs measure the same thing: space, benchmark and storage (not campaign settings)."""
-    return digest({"space": spec.space.to_dict(), "benchmark": spec.benchmark, "storage": spec.storage})
+    return digest({"space": measured_space(spec.space), "benchmark": spec.benchmark, "storage": spec.storage})
+
+
+def measured_space(space) -> dict:
+    """The space's definition less how models encode it (an integer's ``scale``): a study stored before its
+    spec declared ``scale: log2`` measured the same configurations and resumes with that spec."""
+    data = space.to_dict()
+    data["parameters"] = [{k: v for k, v in p.items() if k != "scale"} for p in data["parameters"]]
+    return data
 
 
 class StoredStudy:
@@ -113,7 +121,7 @@ class StoredStudy:
                              "--study name")
         stored = spec_of(record)
         if measurement_identity(stored) != measurement_identity(spec):
-            what = [part for part, same in (("space", stored.space == spec.space),
+            what = [part for part, same in (("space", measured_space(stored.space) == measured_space(spec.space)),
                                             ("benchmark", stored.benchmark == spec.benchmark),
                                             ("storage", stored.storage == spec.storage)) if not same]
             raise StudyError(f"study {name!r} was measured with another spec ({' and '.join(what) or 'spec'} "
