@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from iotune.analysis import ConfigurationStats, best_per_workload, configuration_stats
 from iotune.recommend import Recommender
 from iotune.recommend.answer import decide
-from iotune.recommend.decision import Measured, decide_measured
+from iotune.recommend.decision import Measured, decide_measured, measured_noise, ratio_to_best
 from iotune.screening import ScreeningStudy, load_screen
 from iotune.screening.significance import significance
 from iotune.spec import CampaignSpec
@@ -31,7 +31,6 @@ from iotune.study import Campaign, CampaignReport, Objective, Worker
 from iotune.study.measure import prepare
 from iotune.study.tune import Step, TuneResult, Tuning
 from iotune.units import format_size
-from iotune.variability.confidence import estimate_noise, ratio_interval
 
 HELD_OUT = {"transfer_size": 256 * 1024, "collective": True}
 TUNE_BUDGET = 4
@@ -157,7 +156,7 @@ def verdict(outcome: DemoOutcome) -> list[str]:
     repeats = max(s.n for s in truth)
     decided = truth_decision(outcome)
     sure = (" (ahead of every other beyond the run-to-run noise)" if decided.separated else
-            f" (its runs cannot tell it apart from {len(decided.tied) - 1} other(s): any of them is as good)"
+            f" (its runs cannot tell it apart from {len(decided.tied) - 1} other(s): any of them may be the fastest)"
             if len(decided.tied) > 1 else " (one run each: whether it is ahead is unknown)")
     lines.append(f"The truth, measured at the end ({len(truth)} configurations, {repeats} run(s) each): the fastest "
                  f"is {_settings(best.config, system)} at {best.mean_time:.3f} s{sure}, the slowest "
@@ -221,14 +220,14 @@ def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
         return f"it measured fastest of all {total} at the end"
     slower = measured.mean_time / best.mean_time - 1
     text = f"it measured {rank} of {total} at the end, {_slower(slower + 1)} than the fastest"
-    noise = estimate_noise([s.times for s in outcome.truth])  # every configuration's repeats, pooled
-    if math.isinf(noise.dof):
+    ranked = _ranked(outcome)
+    noise = measured_noise(ranked, [])  # the held-out workload's repeats, pooled: the one decision's noise
+    if noise is None:
         return text + " (one run each: the noise is unknown)"
-    # the fastest was picked as the lowest of them all: its side of the ratio is widened for that
-    ratio = ratio_interval(measured.times, best.times, noise, comparisons=total)
+    ratio = ratio_to_best(ranked[0], next(m for m in ranked if m.key == measured.config_key), noise, total)
     interval = f"95% interval of the ratio {ratio.low:.2f}-{ratio.high:.2f}x"
     if ratio.low <= 1:
-        return text + f", within the noise of the measurement ({interval}): as good as the best"
+        return text + f", within the noise of the measurement ({interval}): its runs cannot tell it from the fastest"
     return text + f", more than the noise of the measurement ({interval})"
 
 
@@ -253,9 +252,12 @@ def _against_default(configuration: dict, outcome: DemoOutcome, default: Configu
 def truth_decision(outcome: DemoOutcome):
     """The one decision (:mod:`iotune.recommend.decision`) on the held-out workload as measured at the end."""
     space = outcome.spec.space
-    ranked = [Measured(s.config, s.config_key, list(s.times)) for s in outcome.truth]
     workload = {p.name: outcome.truth[0].config.get(p.name) for p in space.workload_parameters}
-    return decide_measured(space, workload, ranked, [])
+    return decide_measured(space, workload, _ranked(outcome), [])
+
+
+def _ranked(outcome: DemoOutcome) -> list[Measured]:
+    return [Measured(s.config, s.config_key, list(s.times)) for s in outcome.truth]
 
 
 def _noise(stats: list[ConfigurationStats]) -> float | None:

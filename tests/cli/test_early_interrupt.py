@@ -82,8 +82,10 @@ def _catches_sigterm(pid: int) -> bool:
 @pytest.mark.requires_mpi
 @pytest.mark.parametrize("after", [0.0, 0.05, 0.2, 0.5, 0.8])
 def test_sigint_in_the_first_second_is_one_line_and_130(workdir, after):
+    # 10 repeats of 18 configurations: several seconds, so the campaign is still running when the signal comes
     campaign = subprocess.Popen(
-        [sys.executable, "-m", "iotune", "bench", "tiny.yaml", "--db", "s.db", "--scratch", "scratch"],
+        [sys.executable, "-m", "iotune", "bench", "tiny.yaml", "--db", "s.db", "--scratch", "scratch",
+         "--repeats", "10"],
         cwd=workdir, env={**os.environ, "IOTUNE_PLAIN": "1"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True, preexec_fn=default_signals)
     try:

@@ -202,7 +202,7 @@ def test_single_runs_borrow_the_spread_of_the_study_s_other_repeats():
     single = ranked(space, {"automatic": [1.0], "enable": [0.5], "disable": [0.505]})
     decision = decide_measured(space, {"transfer_size": 65536}, single, [other])
     assert [c["romio_cb_write"] for c in decision.tied] == ["enable", "disable"] and decision.separated is False
-    assert "other workloads" in decision.noise
+    assert "other repeats in the store" in decision.noise
 
 
 def test_repeats_separate_a_clear_best_and_tie_a_close_one():

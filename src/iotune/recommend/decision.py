@@ -3,10 +3,12 @@ report, ``run`` and the demo give (issue 19, item 1).
 
 **A measured workload.** The answer is the measured configuration with the lowest mean I/O time over its
 repeats (what ``iotune results`` shows).  It is *tied* with every other measured configuration that the
-runs cannot tell apart from it: Welch's two-sample t-test on log times at 95 % (two-sided), each side's
-variance its own repeats' when it has two or more, else the pooled variance of the repeated
-configurations of the same workload, else of the whole study.  With no repeats anywhere the noise is
-unknown, and the answer says that one run each cannot tell whether the best is ahead.  No model is asked.
+runs cannot tell apart from it: the 95 % interval of their time ratio holds 1, with the noise of
+:mod:`iotune.variability.confidence` (the workload's repeats pooled over its configurations, else the
+study's other workloads' repeats, never the spread of a configuration's own two or three runs, which can
+agree by chance) and widened for the best having been picked as the lowest of the measured ones (Sidak),
+as ``iotune tune`` and the demo judge.  With no repeats anywhere the noise is unknown, and the answer says
+that one run each cannot tell whether the best is ahead.  No model is asked.
 
 **An unmeasured workload.** The tuner's transfer prediction (:class:`iotune.transfer.TransferTuner`, no
 run of the target: the other workloads' runs weighted by how similar their workloads are, so a size or
@@ -30,12 +32,11 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotune.analysis import student_t_quantile
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import io_seconds
 from iotune.spec.mapping import hint_key, hint_value, hints_of
+from iotune.variability.confidence import CONFIDENCE, Interval, Noise, estimate_noise, ratio_interval
 
-CONFIDENCE = 0.95
 MIN_HELD_OUT = 2
 """Measured workloads a transfer prediction must be judged on before it is trusted."""
 MAX_CANDIDATES = 50_000
@@ -179,34 +180,21 @@ def in_effect(space, config: dict, read_back: dict) -> tuple[dict[str, tuple[str
     return changed, effective
 
 
-def _pooled(groups: list[list[Measured]]) -> tuple[float, int] | None:
-    """(variance, degrees of freedom) of log times pooled over the repeated configurations of the first group
-    that has any: the workload's own, else every other workload's of the study."""
-    for group in groups:
-        squares = sum(statistics.variance(m.logs) * (m.n - 1) for m in group if m.n > 1)
-        dof = sum(m.n - 1 for m in group if m.n > 1)
-        if dof:
-            return squares / dof, dof
-    return None
+def measured_noise(ranked: list[Measured], study_groups: list[list[Measured]]) -> Noise | None:
+    """The run-to-run noise of a workload's measured configurations (:func:`iotune.variability.confidence.
+    estimate_noise`: their repeats pooled, else the study's other workloads' repeats); None when no
+    configuration of the study ran twice: then the runs cannot say whether the best is ahead."""
+    noise = estimate_noise([m.times for m in ranked],
+                           [(index, m.times) for index, group in enumerate(study_groups) for m in group])
+    return None if math.isinf(noise.dof) else noise
 
 
-def _variance(measured: Measured, pooled) -> tuple[float, int] | None:
-    if measured.n > 1:
-        return statistics.variance(measured.logs), measured.n - 1
-    return pooled
-
-
-def cannot_separate(best: Measured, other: Measured, pooled, confidence: float = CONFIDENCE) -> bool | None:
-    """Whether Welch's test on log times cannot tell ``other`` from ``best`` (None: no noise estimate)."""
-    a, b = _variance(best, pooled), _variance(other, pooled)
-    if a is None or b is None:
-        return None
-    sa, sb = a[0] / best.n, b[0] / other.n
-    gap = abs(statistics.fmean(other.logs) - statistics.fmean(best.logs))
-    if sa + sb == 0:
-        return gap == 0
-    df = (sa + sb) ** 2 / (sa * sa / a[1] + sb * sb / b[1])
-    return gap < student_t_quantile(0.5 + confidence / 2, df) * math.sqrt(sa + sb)
+def ratio_to_best(best: Measured, other: Measured, noise: Noise, comparisons: int,
+                  confidence: float = CONFIDENCE) -> Interval:
+    """``other``'s time over ``best``'s (geometric means) and its interval; ``best`` was picked as the lowest
+    of ``comparisons`` configurations, so the interval is widened for that (Sidak).  The runs cannot tell
+    ``other`` from ``best`` when it holds 1."""
+    return ratio_interval(other.times, best.times, noise, confidence, comparisons)
 
 
 def default_configuration(space, workload: dict) -> dict | None:
@@ -217,15 +205,21 @@ def default_configuration(space, workload: dict) -> dict | None:
         return None
 
 
+def tied_with_best(ranked: list[Measured], noise: Noise | None, confidence: float = CONFIDENCE) -> list[bool | None]:
+    """For each of ``ranked[1:]`` (``ranked``: fastest mean first), whether its runs cannot tell it from the
+    best's at ``confidence`` (:func:`ratio_to_best` holds 1); None for each when the noise is unknown."""
+    if noise is None:
+        return [None] * (len(ranked) - 1)
+    return [ratio_to_best(ranked[0], m, noise, len(ranked), confidence).low <= 1.0 for m in ranked[1:]]
+
+
 def decide_measured(space, workload: dict, ranked: list[Measured], study_groups: list[list[Measured]],
                     confidence: float = CONFIDENCE) -> Decision:
     """The answer for a measured workload: ``ranked`` are its configurations, fastest mean first."""
     best = ranked[0]
-    pooled = _pooled([ranked, [m for group in study_groups for m in group]])
-    noise = "unknown: no configuration of the study ran twice" if pooled is None else \
-        "each configuration's own repeats; one run alone borrows the pooled spread of " + \
-        ("this workload's" if _pooled([ranked]) is not None else "the study's other workloads'") + " repeats"
-    verdicts = [(m, cannot_separate(best, m, pooled, confidence)) for m in ranked[1:]]
+    measured = measured_noise(ranked, study_groups)
+    noise = "unknown: no configuration of the study ran twice" if measured is None else measured.source
+    verdicts = list(zip(ranked[1:], tied_with_best(ranked, measured, confidence), strict=True))
     tied = [best.config] + [m.config for m, same in verdicts if same]
     unknown = [m for m, same in verdicts if same is None]
     separated = None if unknown else len(tied) == 1
@@ -365,5 +359,6 @@ def system_configurations(space, workload: dict, limit: int = MAX_CANDIDATES) ->
 
 
 __all__ = ["CONFIDENCE", "Decision", "DecisionError", "default_configuration", "system_configurations", "Measured",
-           "apply_hints", "cannot_separate", "decide_all", "decide_measured", "effective_hints", "fastest_first",
-           "in_effect", "measured_configurations", "not_in_effect_text", "workload_of"]
+           "apply_hints", "decide_all", "decide_measured", "effective_hints", "fastest_first",
+           "in_effect", "measured_configurations", "measured_noise", "not_in_effect_text", "ratio_to_best",
+           "tied_with_best", "workload_of"]

@@ -155,7 +155,8 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
         return Section.nothing("recommendation", title, f"No recommendation: {error}")
     section = Section("recommendation", title, paragraphs=[
         "The same answer as iotune results and iotune recommend: for a measured workload, its fastest measured "
-        "configuration and how many others its runs cannot separate from it (Welch's test on log times at 95%); "
+        "configuration and how many others its runs cannot separate from it (the 95% interval of their time ratio, "
+        "from the workload's pooled run-to-run noise and widened for picking the lowest, holds 1); "
         "for an unmeasured one, the prediction from the other workloads' runs when it beat the default on them "
         "held out one at a time, else none. No model is asked about a measured workload."])
     if notes:
@@ -186,7 +187,8 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
                    "tied configurations"), rows, "Recommended configuration per workload",
                   "Time: mean measured I/O time, or predicted where the workload was not measured. Expected gain "
                   "over the default configuration: above 1 is better. Tied configurations: the measured ones the "
-                  "runs cannot tell apart from the recommended one, itself included; any of them is as good.")
+                  "runs cannot tell apart from the recommended one, itself included; any of them may be the "
+                  "fastest, as far as these runs show.")
     section.tables.append(table)
     plotted = Table(table.columns, [r for r in rows if r[4] is not None], table.title, table.note)
     if plotted.rows:

@@ -34,11 +34,12 @@ lies above 1.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-import numpy as np
-from scipy.stats import norm, t
+from iotune.analysis import student_t_quantile
 
 PRIOR_SPREAD = 0.5
 """Conservative standard deviation of one run's log time when nothing is known (about ±50 %)."""
@@ -63,8 +64,12 @@ class Noise:
     def quantile(self, confidence: float = CONFIDENCE, comparisons: int = 1) -> float:
         """Two-sided quantile for ``confidence``, Sidak-corrected for ``comparisons`` (see the module docstring)."""
         alpha = 1.0 - confidence ** (1.0 / max(1, comparisons))
-        p = 1.0 - alpha / 2.0
-        return float(norm.ppf(p)) if math.isinf(self.dof) else float(t.ppf(p, self.dof))
+        return _two_sided(1.0 - alpha / 2.0, self.dof)
+
+
+@lru_cache(maxsize=1024)
+def _two_sided(p: float, dof: float) -> float:
+    return statistics.NormalDist().inv_cdf(p) if math.isinf(dof) else student_t_quantile(p, dof)
 
 
 @dataclass(frozen=True)
@@ -82,10 +87,11 @@ def pooled(groups: Iterable[Sequence[float]]) -> tuple[float, int]:
     positive runs of one configuration; groups of one run add nothing."""
     squares, dof = 0.0, 0
     for group in groups:
-        logs = np.log([v for v in group if v is not None and v > 0])
-        if logs.size > 1:
-            squares += float(np.sum((logs - logs.mean()) ** 2))
-            dof += int(logs.size - 1)
+        logs = [math.log(v) for v in group if v is not None and v > 0]
+        if len(logs) > 1:
+            mean = statistics.fmean(logs)
+            squares += sum((x - mean) ** 2 for x in logs)
+            dof += len(logs) - 1
     return squares, dof
 
 
@@ -103,7 +109,16 @@ def store_spread(store: Iterable[tuple[object, Sequence[float]]]) -> tuple[float
             total += dof
     if not spreads:
         return 0.0, 0
-    return float(np.quantile(spreads, STORE_QUANTILE)), total
+    return _quantile(spreads, STORE_QUANTILE), total
+
+
+def _quantile(values: list[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` by linear interpolation between order statistics (numpy's default)."""
+    ordered = sorted(values)
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def estimate_noise(own: Iterable[Sequence[float]], store: Iterable[tuple[object, Sequence[float]]] = (),
@@ -130,9 +145,9 @@ def estimate_noise(own: Iterable[Sequence[float]], store: Iterable[tuple[object,
     return Noise(spread, float(dof + missing), f"±{spread:.0%} a run ({' + '.join(parts)} degrees of freedom)")
 
 
-def _logs(values: Sequence[float]) -> np.ndarray:
-    logs = np.log([v for v in values if v is not None and v > 0])
-    if logs.size == 0:
+def _logs(values: Sequence[float]) -> list[float]:
+    logs = [math.log(v) for v in values if v is not None and v > 0]
+    if not logs:
         raise ValueError("an interval needs at least one successful run")
     return logs
 
@@ -141,18 +156,18 @@ def mean_interval(values: Sequence[float], noise: Noise, confidence: float = CON
                   comparisons: int = 1) -> Interval:
     """Geometric mean of ``values`` (positive runs) and its interval: mean x exp(± q s / sqrt(n))."""
     logs = _logs(values)
-    half = noise.quantile(confidence, comparisons) * noise.spread / math.sqrt(logs.size)
-    mean = float(np.exp(logs.mean()))
-    return Interval(mean, mean * math.exp(-half), mean * math.exp(half), int(logs.size))
+    half = noise.quantile(confidence, comparisons) * noise.spread / math.sqrt(len(logs))
+    mean = math.exp(statistics.fmean(logs))
+    return Interval(mean, mean * math.exp(-half), mean * math.exp(half), len(logs))
 
 
 def ratio_interval(numerator: Sequence[float], denominator: Sequence[float], noise: Noise,
                    confidence: float = CONFIDENCE, comparisons: int = 1) -> Interval:
     """mean(numerator) / mean(denominator) (geometric means) and its interval: exp(± q s sqrt(1/n + 1/m))."""
     a, b = _logs(numerator), _logs(denominator)
-    half = noise.quantile(confidence, comparisons) * noise.spread * math.sqrt(1 / a.size + 1 / b.size)
-    ratio = float(np.exp(a.mean() - b.mean()))
-    return Interval(ratio, ratio * math.exp(-half), ratio * math.exp(half), int(min(a.size, b.size)))
+    half = noise.quantile(confidence, comparisons) * noise.spread * math.sqrt(1 / len(a) + 1 / len(b))
+    ratio = math.exp(statistics.fmean(a) - statistics.fmean(b))
+    return Interval(ratio, ratio * math.exp(-half), ratio * math.exp(half), min(len(a), len(b)))
 
 
 def separated(best: Sequence[float], other: Sequence[float], noise: Noise, confidence: float = CONFIDENCE,
