@@ -118,3 +118,20 @@ def test_a_spread_beyond_twice_is_said_as_a_factor_not_hundreds_of_percent():
     why = next(line for line in verdict(outcome({fast: [0.12, 0.12, 0.12]}, tuned_index=fast, model_index=fast))
                if line.startswith("Why"))
     assert "by at most a factor of 8.33," in why and "%" not in why.split("noise")[0]
+
+
+def test_within_the_noise_of_the_fastest_means_in_its_tied_set():
+    """One page, one judgement: a pick said to be within the noise of the fastest is one of the configurations
+    the truth line counts as tied with it, and one beyond the noise is not (before: the tied set came from
+    Welch's test on each configuration's own three runs, the pick's verdict from the workload's pooled noise)."""
+    from iotune.demo import _against_best, truth_decision
+
+    fast, pick = index_of(romio_cb_write="disable", romio_cb_read="disable"), index_of(romio_cb_write="enable")
+    others = {i: [1.0, 1.3, 0.8] for i in range(len(CONFIGURATIONS))}
+    result = outcome(others | {fast: [0.70, 0.701, 0.699], pick: [0.77, 0.771, 0.769]}, tuned_index=pick,
+                     model_index=fast)
+    tied = {CONFIGURATIONS[i].key for i in range(len(CONFIGURATIONS))
+            if CONFIGURATIONS[i].to_dict() in truth_decision(result).tied}
+    for configuration in CONFIGURATIONS:
+        within = "cannot tell it from the fastest" in _against_best(result, configuration.to_dict())
+        assert within == (configuration.key in tied and configuration.key != CONFIGURATIONS[fast].key), configuration
