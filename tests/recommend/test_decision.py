@@ -260,3 +260,28 @@ def test_tune_says_a_hint_not_in_effect_and_applies_it_as_it_took_effect(ground_
     assert summary["apply"]["not_in_effect"] == {"cb_nodes": {"asked": "4", "in_effect": "2"}}
     err = " ".join(capsys.readouterr().err.split())
     assert "cb_nodes=4 ran as 2" in err and "MPICH_MPIIO_HINTS=*:cb_nodes=2:" in err
+
+
+def test_deciding_every_workload_at_once_answers_as_deciding_each_alone():
+    """decide_all computes each workload's spread once (not once per workload: quadratic in a large store);
+    its answers, tied sets and noise included, are those of decide_measured given the other workloads' runs."""
+    from iotune.recommend.decision import measured_configurations
+
+    space = Space.from_text(RANDOM_SPACE.replace("[64KiB, 1MiB]", "[64KiB, 256KiB, 1MiB]"))
+    trials = []
+    for size, spread in ((65536, 0.02), (262144, 0.3), (1 << 20, 0.1)):
+        for value, seconds in (("automatic", 1.0), ("enable", 1.1), ("disable", 1.4)):
+            configuration = space.configuration({"transfer_size": size, "romio_cb_write": value})
+            runs = 1 if size == 262144 else 3  # one workload ran each configuration once: it borrows the others'
+            trials += [_Trial(configuration, seconds * (1 + spread * (r - 1))) for r in range(runs)]
+    groups = measured_configurations(space, trials)
+    alone = {}
+    for key, ranked in groups.items():
+        workload = {"transfer_size": ranked[0].config["transfer_size"]}
+        alone[key] = decide_measured(space, workload, ranked, [g for k, g in groups.items() if k != key])
+    at_once = decide_all(space, trials)
+    assert len(at_once) == 3
+    for decision in at_once:
+        same = next(d for d in alone.values() if d.workload == decision.workload)
+        assert (decision.tied, decision.separated, decision.noise) == (same.tied, same.separated, same.noise)
+    assert any("other repeats in the store" in d.noise for d in at_once)

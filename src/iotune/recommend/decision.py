@@ -35,7 +35,15 @@ from typing import Any
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import io_seconds
 from iotune.spec.mapping import hint_key, hint_value, hints_of
-from iotune.variability.confidence import CONFIDENCE, Interval, Noise, estimate_noise, ratio_interval
+from iotune.variability.confidence import (
+    CONFIDENCE,
+    Interval,
+    Noise,
+    noise_from,
+    ratio_interval,
+    spread_of_workloads,
+    workload_spread,
+)
 
 MIN_HELD_OUT = 2
 """Measured workloads a transfer prediction must be judged on before it is trusted."""
@@ -180,13 +188,21 @@ def in_effect(space, config: dict, read_back: dict) -> tuple[dict[str, tuple[str
     return changed, effective
 
 
-def measured_noise(ranked: list[Measured], study_groups: list[list[Measured]]) -> Noise | None:
+def measured_noise(ranked: list[Measured], study_groups: list[list[Measured]] | None = None,
+                   elsewhere: tuple[float, int] | None = None) -> Noise | None:
     """The run-to-run noise of a workload's measured configurations (:func:`iotune.variability.confidence.
-    estimate_noise`: their repeats pooled, else the study's other workloads' repeats); None when no
-    configuration of the study ran twice: then the runs cannot say whether the best is ahead."""
-    noise = estimate_noise([m.times for m in ranked],
-                           [(index, m.times) for index, group in enumerate(study_groups) for m in group])
+    estimate_noise`: their repeats pooled, and the study's other workloads' repeats, ``study_groups``, or
+    their spread given as ``elsewhere``, from :func:`spread_elsewhere`); None when no configuration of the
+    study ran twice: then the runs cannot say whether the best is ahead."""
+    if elsewhere is None:
+        elsewhere = spread_elsewhere(study_groups or [])
+    noise = noise_from([m.times for m in ranked], elsewhere)
     return None if math.isinf(noise.dof) else noise
+
+
+def spread_elsewhere(groups: list[list[Measured]]) -> tuple[float, int]:
+    """(Spread, degrees of freedom) of other workloads' repeats, each ``groups`` entry one workload."""
+    return spread_of_workloads(workload_spread(m.times for m in group) for group in groups)
 
 
 def ratio_to_best(best: Measured, other: Measured, noise: Noise, comparisons: int,
@@ -214,10 +230,11 @@ def tied_with_best(ranked: list[Measured], noise: Noise | None, confidence: floa
 
 
 def decide_measured(space, workload: dict, ranked: list[Measured], study_groups: list[list[Measured]],
-                    confidence: float = CONFIDENCE) -> Decision:
-    """The answer for a measured workload: ``ranked`` are its configurations, fastest mean first."""
+                    confidence: float = CONFIDENCE, elsewhere: tuple[float, int] | None = None) -> Decision:
+    """The answer for a measured workload: ``ranked`` are its configurations, fastest mean first;
+    ``study_groups`` the study's other workloads' (or their spread given as ``elsewhere``)."""
     best = ranked[0]
-    measured = measured_noise(ranked, study_groups)
+    measured = measured_noise(ranked, study_groups, elsewhere)
     noise = "unknown: no configuration of the study ran twice" if measured is None else measured.source
     verdicts = list(zip(ranked[1:], tied_with_best(ranked, measured, confidence), strict=True))
     tied = [best.config] + [m.config for m, same in verdicts if same]
@@ -335,10 +352,12 @@ def decide_all(space, trials, confidence: float = CONFIDENCE) -> list[Decision]:
     """The answer for every measured workload of ``trials``."""
     groups = measured_configurations(space, trials)
     names = [p.name for p in space.workload_parameters]
+    spreads = {key: workload_spread(m.times for m in ranked) for key, ranked in groups.items()}
     out = []
     for key, ranked in groups.items():
         workload = {name: ranked[0].config.get(name) for name in names}
-        out.append(decide_measured(space, workload, ranked, [g for k, g in groups.items() if k != key], confidence))
+        elsewhere = spread_of_workloads(spread for k, spread in spreads.items() if k != key)
+        out.append(decide_measured(space, workload, ranked, [], confidence, elsewhere))
     out.sort(key=lambda d: [str(v) for v in d.workload.values()])
     return out
 
@@ -361,4 +380,4 @@ def system_configurations(space, workload: dict, limit: int = MAX_CANDIDATES) ->
 __all__ = ["CONFIDENCE", "Decision", "DecisionError", "default_configuration", "system_configurations", "Measured",
            "apply_hints", "decide_all", "decide_measured", "effective_hints", "fastest_first",
            "in_effect", "measured_configurations", "measured_noise", "not_in_effect_text", "ratio_to_best",
-           "tied_with_best", "workload_of"]
+           "spread_elsewhere", "tied_with_best", "workload_of"]

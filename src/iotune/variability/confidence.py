@@ -101,15 +101,23 @@ def store_spread(store: Iterable[tuple[object, Sequence[float]]]) -> tuple[float
     by_workload: dict[object, list[Sequence[float]]] = {}
     for label, runs in store:
         by_workload.setdefault(label, []).append(runs)
-    spreads, total = [], 0
-    for groups in by_workload.values():
-        squares, dof = pooled(groups)
-        if dof:
-            spreads.append(math.sqrt(squares / dof))
-            total += dof
+    return spread_of_workloads([workload_spread(groups) for groups in by_workload.values()])
+
+
+def workload_spread(groups: Iterable[Sequence[float]]) -> tuple[float, int]:
+    """(Pooled spread of log values, degrees of freedom) of one workload's runs by configuration; (0, 0)
+    without a repeat."""
+    squares, dof = pooled(groups)
+    return (math.sqrt(squares / dof), dof) if dof else (0.0, 0)
+
+
+def spread_of_workloads(spreads: Iterable[tuple[float, int]]) -> tuple[float, int]:
+    """:func:`store_spread` from each workload's :func:`workload_spread` (a caller deciding many workloads
+    computes those once, not once per workload)."""
+    spreads = [(spread, dof) for spread, dof in spreads if dof]
     if not spreads:
         return 0.0, 0
-    return _quantile(spreads, STORE_QUANTILE), total
+    return _quantile([spread for spread, _ in spreads], STORE_QUANTILE), sum(dof for _, dof in spreads)
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -126,8 +134,15 @@ def estimate_noise(own: Iterable[Sequence[float]], store: Iterable[tuple[object,
     """The noise of runs (module docstring): ``own`` the runs of this workload by configuration, ``store``
     other repeated runs as (workload label, runs of one configuration) pairs (other workloads, other
     studies); ``min_dof`` the degrees of freedom below which the prior fills in."""
+    return noise_from(own, store_spread(store), prior_spread, min_dof)
+
+
+def noise_from(own: Iterable[Sequence[float]], elsewhere: tuple[float, int], prior_spread: float = PRIOR_SPREAD,
+               min_dof: int = MIN_DOF) -> Noise:
+    """:func:`estimate_noise` with the store's part given as (spread, degrees of freedom), from
+    :func:`spread_of_workloads`."""
     own_squares, own_dof = pooled(own)
-    spread_elsewhere, store_dof = store_spread(store)
+    spread_elsewhere, store_dof = elsewhere
     if own_dof + store_dof == 0:
         return Noise(prior_spread, math.inf, f"no repeated run yet: a conservative prior of ±{prior_spread:.0%} a run")
     weight = min(store_dof, STORE_DOF)
