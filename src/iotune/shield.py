@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
-_state = {"depth": 0, "pending": False}
+_state = {"depth": 0, "pending": False, "taken": 0}
 
 
 def _main() -> bool:
@@ -28,6 +28,7 @@ def _main() -> bool:
 
 def interrupt(signum: int | None = None) -> None:
     """What a signal handler does: raise KeyboardInterrupt now, or when the current shielded section ends."""
+    _state["taken"] += 1
     if _main() and _state["depth"] > 0 and not _state["pending"]:
         _state["pending"] = True
         return
@@ -49,3 +50,18 @@ def shielded():
             _state["pending"] = False
             raise KeyboardInterrupt
 
+
+
+def taken() -> int:
+    """How many signals :func:`interrupt` has taken in this process (a mark for :func:`check`)."""
+    return _state["taken"]
+
+
+def check(since: int) -> None:
+    """Raise KeyboardInterrupt if a signal was taken after the mark ``since`` while the loop calling this still
+    runs: its KeyboardInterrupt was lost.  A handler runs wherever the main thread is, and Python drops an
+    exception raised inside ``__del__`` or a garbage-collector callback; one raised inside ``__set_name__``
+    (a class being made, as in an import) becomes a RuntimeError that a library's ``except Exception`` eats.
+    Called outside shielded sections, between trials."""
+    if _state["taken"] > since and _state["depth"] == 0:
+        raise KeyboardInterrupt

@@ -128,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         Terminal().error(str(error))
         return 2
     except Exception as error:  # a bug in iotune: still one line unless --debug
+        if signals.wraps_interrupt(error):
+            Terminal().error(f"interrupted ({signals.interrupted_by().name})")
+            return signals.exit_status()
         if debug:
             traceback.print_exc()
         Terminal().error(f"internal error: {type(error).__name__}: {error} (run with --debug for the traceback)")

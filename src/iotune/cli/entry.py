@@ -23,9 +23,17 @@ def main(argv: list[str] | None = None) -> int:
 
             return run(argv)
     except KeyboardInterrupt:
-        signals.end_on_the_next()  # a second Ctrl-C while the line is written ends the process, not in a traceback
-        print(f"error: interrupted ({signals.interrupted_by().name})", file=sys.stderr, flush=True)
-        return signals.exit_status()
+        return _interrupted()
+    except Exception as error:
+        if signals.wraps_interrupt(error):
+            return _interrupted()
+        raise
+
+
+def _interrupted() -> int:
+    signals.end_on_the_next()  # a second Ctrl-C while the line is written ends the process, not in a traceback
+    print(f"error: interrupted ({signals.interrupted_by().name})", file=sys.stderr, flush=True)
+    return signals.exit_status()
 
 
 if __name__ == "__main__":

@@ -46,6 +46,19 @@ def end_on_the_next() -> None:
                 signal.signal(signum, signal.SIG_DFL)
 
 
+def wraps_interrupt(error: BaseException) -> bool:
+    """Whether ``error`` stands for a caught signal's KeyboardInterrupt: one raised inside ``__set_name__`` (a
+    class being made, as in an import) reaches the caller as a RuntimeError caused by it."""
+    seen = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return caught()
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def exit_status() -> int:
     """128 + the number of :func:`interrupted_by`."""
     return 128 + interrupted_by()

@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from iotune import shield
 from iotune.errors import SpaceError, StoreError
 from iotune.owner import owner_is_dead, process_owner
 from iotune.samplers import Outcome, Sampler
@@ -141,6 +142,9 @@ class Campaign:
     def run(self) -> CampaignReport:
         """Ask, measure and tell until the sampler is done; Ctrl-C ends it cleanly (``report.interrupted``)."""
         started = time.monotonic()
+        since = shield.taken()
+        if self.worker is not None:
+            self.worker.signals_since = since
         self._acquire_lease()
         lease = Renewal(lambda: self.store.renew_controller(self.study.id, self.owner),
                         every=min(HEARTBEAT_S, self.grace_s / 4), name="iotune-lease")
@@ -152,6 +156,7 @@ class Campaign:
                     self._resume_runs()
                     self._keep_runs_in_flight()
                 while not self.sampler.remeasures and (batch := self.sampler.ask(self.sampler.batch or 1_000_000)):
+                    shield.check(since)
                     runnable = [c for c in batch if self._check(c)]
                     self._measure(runnable)
                     self._tell(runnable)

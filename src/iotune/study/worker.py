@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from iotune import shield
 from iotune.errors import IotuneError, StoreError
 from iotune.owner import owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec, Measurement
@@ -93,9 +94,13 @@ class Worker:
         self._platform_ids: dict[str, int] = {}
         self._session = None
         self._session_key: str | None = None
+        self.signals_since: int | None = None  # a shield.taken() mark: a signal after it ends the next run_one
 
     def run_one(self) -> bool:
-        """Claim and run one trial; False when nothing is left to claim."""
+        """Claim and run one trial; False when nothing is left to claim.  With ``signals_since`` set, a signal
+        taken since whose KeyboardInterrupt was lost on the way (:func:`iotune.shield.check`) raises it here."""
+        if self.signals_since is not None:
+            shield.check(self.signals_since)
         trial = self.store.claim(self.study.id, self.owner, dead_owners=dead_owners(self.store, self.study.id),
                                  stale_before=stale_before(self.grace_s))
         if trial is None:
@@ -136,6 +141,7 @@ class Worker:
         up to the grace period before the error is raised.
         """
         ran, idle_since, pause, unreachable_since = 0, None, poll_s, None
+        self.signals_since = shield.taken()
         while max_trials is None or ran < max_trials:
             try:
                 claimed = self.run_one()
