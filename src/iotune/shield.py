@@ -51,7 +51,6 @@ def shielded():
             raise KeyboardInterrupt
 
 
-
 def taken() -> int:
     """How many signals :func:`interrupt` has taken in this process (a mark for :func:`check`)."""
     return _state["taken"]
