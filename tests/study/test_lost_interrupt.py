@@ -79,3 +79,25 @@ def test_an_interrupt_wrapped_by_the_interpreter_is_an_interrupt():
             wrapped = RuntimeError("Error calling __set_name__ on 'cached_property' instance")
             wrapped.__cause__ = interrupt
         assert signals.wraps_interrupt(wrapped) and not signals.wraps_interrupt(RuntimeError("a bug"))
+
+
+def test_a_lost_interrupt_ends_the_wait_for_workers_elsewhere(tmp_path):
+    """A controller with no worker here (Slurm workers run the trials) waits in a poll loop: a lost interrupt
+    ends that wait at its next poll, not after every queued trial is done."""
+    calls = []
+
+    def on_wait():
+        calls.append(1)
+        if len(calls) == 1:
+            try:
+                signals.raise_interrupt(signal.SIGINT, None)
+            except KeyboardInterrupt:
+                pass  # dropped, as inside __del__
+        if len(calls) > 3:
+            raise RuntimeError("still waiting after the interrupt")
+
+    with Store(tmp_path / "db.sqlite") as store, signals.interrupts():
+        campaign = prepare(store, SPEC, "waiting", None, tmp_path, platform={"hostname": "test"}, on_wait=on_wait,
+                           poll_s=0.01)
+        report = campaign.run()
+    assert report.interrupted and len(calls) == 1

@@ -121,6 +121,7 @@ class Campaign:
         self.on_batch = on_batch
         self.on_start = on_start
         self.on_wait = on_wait
+        self._signals_since: int | None = None  # shield.taken() when run() began
         self.on_run = on_run
         self.owner = worker.owner if worker is not None else process_owner()
         self.report = CampaignReport()
@@ -142,7 +143,7 @@ class Campaign:
     def run(self) -> CampaignReport:
         """Ask, measure and tell until the sampler is done; Ctrl-C ends it cleanly (``report.interrupted``)."""
         started = time.monotonic()
-        since = shield.taken()
+        since = self._signals_since = shield.taken()
         if self.worker is not None:
             self.worker.signals_since = since
         self._acquire_lease()
@@ -327,9 +328,16 @@ class Campaign:
                 return finished
             if ran:
                 continue
-            if self.on_wait is not None:
-                self.on_wait()
+            self._waiting()
             time.sleep(self.poll_s)
+
+    def _waiting(self) -> None:
+        """At every poll while workers elsewhere run the trials: ``on_wait``, after ending the wait if a signal
+        was taken whose KeyboardInterrupt was lost (:func:`iotune.shield.check`)."""
+        if self._signals_since is not None:
+            shield.check(self._signals_since)
+        if self.on_wait is not None:
+            self.on_wait()
 
     def _record_reasons(self, reasons: dict[str, str]) -> None:
         """Keep why each run was chosen in the study's settings (the controller is the only writer)."""
@@ -342,7 +350,7 @@ class Campaign:
     def _run_until_finished(self, wanted: set[tuple[str, int]]) -> None:
         """Run queued trials here (when this process has a worker) until every wanted trial is finished,
         whoever runs them; ``on_wait`` is called at every poll while other workers run them."""
-        wait_for_trials(self.store, self.study.id, self.worker, wanted, self.poll_s, on_wait=self.on_wait)
+        wait_for_trials(self.store, self.study.id, self.worker, wanted, self.poll_s, on_wait=self._waiting)
 
     def _count_round(self) -> None:
         """Add the trials of the current round that are finished to the report (by whichever worker ran them)."""
