@@ -29,14 +29,14 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     pairwise = []
     for key, ranked in groups.items():
-        noise = measured_noise(ranked, elsewhere=spread_elsewhere([g for k, g in groups.items() if k != key]))
+        noise = measured_noise(ranked, spread_elsewhere([g for k, g in groups.items() if k != key]))
         pairwise.append(tied_with_best(ranked, noise))
     per_pair = time.perf_counter() - started
     started = time.perf_counter()
     spreads = {key: workload_spread(m.times for m in ranked) for key, ranked in groups.items()}
     once = []
     for key, ranked in groups.items():
-        noise = measured_noise(ranked, elsewhere=spread_of_workloads(s for k, s in spreads.items() if k != key))
+        noise = measured_noise(ranked, spread_of_workloads(s for k, s in spreads.items() if k != key))
         once.append(tied_with_best(ranked, noise))
     per_workload = time.perf_counter() - started
     runs = args.workloads * args.configurations * args.repeats

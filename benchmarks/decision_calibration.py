@@ -77,7 +77,7 @@ def cases(table, repeats: int, seeds: int) -> list[dict]:
             ranked = fastest_first(measured)
             declared = int(ranked[0].key)
             others_true = min(truth[w, int(m.key)] for m in ranked[1:])
-            for rule, verdicts in (("iotune", tied_with_best(ranked, measured_noise(ranked, []))),
+            for rule, verdicts in (("iotune", tied_with_best(ranked, measured_noise(ranked))),
                                    ("welch, own variance", welch_tied(ranked))):
                 tied = {declared} | {int(m.key) for m, same in zip(ranked[1:], verdicts, strict=True) if same}
                 separated = len(tied) == 1

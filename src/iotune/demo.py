@@ -221,7 +221,7 @@ def _against_best(outcome: DemoOutcome, configuration: dict) -> str:
     slower = measured.mean_time / best.mean_time - 1
     text = f"it measured {rank} of {total} at the end, {_slower(slower + 1)} than the fastest"
     ranked = _ranked(outcome)
-    noise = measured_noise(ranked, [])  # the held-out workload's repeats, pooled: the one decision's noise
+    noise = measured_noise(ranked)  # the held-out workload's repeats, pooled: the one decision's noise
     if noise is None:
         return text + " (one run each: the noise is unknown)"
     ratio = ratio_to_best(ranked[0], next(m for m in ranked if m.key == measured.config_key), noise, total)

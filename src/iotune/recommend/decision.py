@@ -188,14 +188,11 @@ def in_effect(space, config: dict, read_back: dict) -> tuple[dict[str, tuple[str
     return changed, effective
 
 
-def measured_noise(ranked: list[Measured], study_groups: list[list[Measured]] | None = None,
-                   elsewhere: tuple[float, int] | None = None) -> Noise | None:
+def measured_noise(ranked: list[Measured], elsewhere: tuple[float, int] = (0.0, 0)) -> Noise | None:
     """The run-to-run noise of a workload's measured configurations (:func:`iotune.variability.confidence.
-    estimate_noise`: their repeats pooled, and the study's other workloads' repeats, ``study_groups``, or
-    their spread given as ``elsewhere``, from :func:`spread_elsewhere`); None when no configuration of the
-    study ran twice: then the runs cannot say whether the best is ahead."""
-    if elsewhere is None:
-        elsewhere = spread_elsewhere(study_groups or [])
+    estimate_noise`: their repeats pooled, with the other workloads' spread ``elsewhere`` from
+    :func:`spread_elsewhere`); None when no configuration of the study ran twice: then the runs cannot say
+    whether the best is ahead."""
     noise = noise_from([m.times for m in ranked], elsewhere)
     return None if math.isinf(noise.dof) else noise
 
@@ -234,7 +231,7 @@ def decide_measured(space, workload: dict, ranked: list[Measured], study_groups:
     """The answer for a measured workload: ``ranked`` are its configurations, fastest mean first;
     ``study_groups`` the study's other workloads' (or their spread given as ``elsewhere``)."""
     best = ranked[0]
-    measured = measured_noise(ranked, study_groups, elsewhere)
+    measured = measured_noise(ranked, spread_elsewhere(study_groups) if elsewhere is None else elsewhere)
     noise = "unknown: no configuration of the study ran twice" if measured is None else measured.source
     verdicts = list(zip(ranked[1:], tied_with_best(ranked, measured, confidence), strict=True))
     tied = [best.config] + [m.config for m, same in verdicts if same]
@@ -260,8 +257,8 @@ def decide_measured(space, workload: dict, ranked: list[Measured], study_groups:
                             "repeats in the store: the runs cannot say whether it is ahead")
     else:
         decision.message = (f"fastest mean of {len(ranked)} measured configurations, but the runs cannot tell it "
-                            f"apart from {len(tied) - 1} other(s) at {level}: any of the {len(tied)} tied is as "
-                            "good as far as these runs show")
+                            f"apart from {len(tied) - 1} other(s) at {level}: any of the {len(tied)} tied may be "
+                            "the fastest, as far as these runs show")
     if best.not_in_effect:
         decision.notes.append(not_in_effect_text(best.not_in_effect))
     if same:

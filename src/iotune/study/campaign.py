@@ -143,9 +143,9 @@ class Campaign:
     def run(self) -> CampaignReport:
         """Ask, measure and tell until the sampler is done; Ctrl-C ends it cleanly (``report.interrupted``)."""
         started = time.monotonic()
-        since = self._signals_since = shield.taken()
+        self._signals_since = shield.taken()
         if self.worker is not None:
-            self.worker.signals_since = since
+            self.worker.signals_since = self._signals_since
         self._acquire_lease()
         lease = Renewal(lambda: self.store.renew_controller(self.study.id, self.owner),
                         every=min(HEARTBEAT_S, self.grace_s / 4), name="iotune-lease")
@@ -157,7 +157,7 @@ class Campaign:
                     self._resume_runs()
                     self._keep_runs_in_flight()
                 while not self.sampler.remeasures and (batch := self.sampler.ask(self.sampler.batch or 1_000_000)):
-                    shield.check(since)
+                    shield.check(self._signals_since)
                     runnable = [c for c in batch if self._check(c)]
                     self._measure(runnable)
                     self._tell(runnable)
