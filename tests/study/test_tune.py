@@ -168,7 +168,8 @@ def test_each_run_says_which_regime_chose_it(tmp_path):
     reasons = [step.reason for step in result.steps]
     assert reasons[0].startswith("the default configuration")
     assert any(r.startswith("the other workloads' winners") for r in reasons)
-    assert all(r.startswith(("the default", "the other workloads'", "exploring", "run again", "every run so far"))
+    assert all(r.startswith(("the default", "the other workloads'", "exploring", "run again", "every run so far",
+                             "race round"))
                for r in reasons), reasons
 
 

@@ -59,7 +59,9 @@ class FakeWorkers:
 
 
 def parallel_tuner(store, budget, workers, queue, **options):
+    """The search with ``workers`` runs in flight (the race, which may end a tuning before its budget, apart)."""
     study = Study.open(store, "landscape")
+    options.setdefault("race", False)
     return Tuning(study, None, TARGET, budget, objective=Objective("time"), workers=workers, on_wait=queue,
                  poll_s=0.0, **options)
 

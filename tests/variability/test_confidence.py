@@ -4,12 +4,20 @@ import math
 
 import numpy as np
 
-from iotune.variability.confidence import PRIOR_SPREAD, estimate_noise, mean_interval, ratio_interval, separated
+from iotune.variability.confidence import (
+    MIN_DOF,
+    PRIOR_SPREAD,
+    estimate_noise,
+    mean_interval,
+    ratio_interval,
+    separated,
+)
 
 
 def test_without_any_repeat_the_conservative_prior_is_used_and_said():
     noise = estimate_noise([[0.0104], [0.0343]])
-    assert noise.spread == PRIOR_SPREAD and math.isinf(noise.dof) and "conservative prior" in noise.source
+    assert noise.spread == PRIOR_SPREAD and noise.dof == MIN_DOF and noise.prior_only
+    assert "conservative prior" in noise.source
     # the case: one run each, 3.3x apart, on a node where that is noise
     assert not separated([0.0104], [0.0343], noise, comparisons=2)
     gain = ratio_interval([0.0343], [0.0104], noise, comparisons=2)

@@ -194,7 +194,7 @@ def measured_noise(ranked: list[Measured], elsewhere: tuple[float, int] = (0.0, 
     :func:`spread_elsewhere`); None when no configuration of the study ran twice: then the runs cannot say
     whether the best is ahead."""
     noise = noise_from([m.times for m in ranked], elsewhere)
-    return None if math.isinf(noise.dof) else noise
+    return None if noise.prior_only else noise
 
 
 def spread_elsewhere(groups: list[list[Measured]]) -> tuple[float, int]:

@@ -113,7 +113,7 @@ class TransferSampler(Sampler):
     def __init__(self, space: Space, *, seed: int = 0, budget: int | None = None, workload: dict | None = None,
                  prior: Sequence = (), price: Callable[[Configuration], float] | None = None, workers: int = 1,
                  objective: str = "time", engine_options: dict | None = None, limit: int = MAX_CANDIDATES,
-                 candidates: Sequence[Configuration] | None = None, baseline: bool = True):
+                 candidates: Sequence[Configuration] | None = None, baseline: bool = True, race=None):
         super().__init__(space, seed=seed, budget=budget)
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise SamplerError(f"workers is a number of runs proposed at once >= 1, got {workers!r}")
@@ -143,6 +143,8 @@ class TransferSampler(Sampler):
         self.last: list[Configuration] = []
         self._engine_options = dict(engine_options or {})
         self._engine = None
+        self.race = race  # an iotune.samplers.race.Race: the last runs decide (None: every run searches)
+        self._rounds: dict[str, int] = {}
 
     # ------------------------------------------------------------------ the sampler contract
 
@@ -166,7 +168,10 @@ class TransferSampler(Sampler):
         if self.baseline and default is not None and default not in {i for i, _ in told} | set(busy):
             picks.append(default)
             reasons[default] = DEFAULT_REASON
-        if len(picks) < want:
+        rounds: dict[int, int] = {}
+        if len(picks) < want and self.race is not None:
+            self._race(picks, reasons, rounds, busy, want, searching=True)
+        if len(picks) < want and not (self.race is not None and (self.race.done or self.race.started)):
             busy += picks
             beliefs = self._beliefs(told, busy)
             for pick in self.engine.suggest(told, want - len(picks) + len(busy), pending=beliefs):
@@ -177,15 +182,42 @@ class TransferSampler(Sampler):
                 reasons[pick] = self._why(pick, told)
                 if len(picks) == want:
                     break
+        if not picks and self.race is not None and not self.race.done:
+            self._race(picks, reasons, rounds, busy, want, searching=False)
         if not picks:
             self.stopped_early = not self._outstanding
             return []
         chosen = [self.candidates[i] for i in picks]
         self._reasons.update({self.candidates[i].key: reasons[i] for i in picks})
+        self._rounds.update({self.candidates[i].key: rounds[i] for i in picks if i in rounds})
         self._outstanding.update({self.candidates[i].key: i for i in picks})
         self.last = chosen
         self.proposed += len(chosen)
         return chosen
+
+    def _race(self, picks: list[int], reasons: dict[int, str], rounds: dict[int, int], busy: list[int], want: int,
+              searching: bool) -> None:
+        """Add the race's next runs (:mod:`iotune.samplers.race`) to ``picks``, none of them outstanding."""
+        race = self.race
+        while len(picks) < want:
+            remaining = None if self.remaining is None else self.remaining - len(picks)
+            if remaining is not None and remaining <= 0:
+                return
+            planned = race.next(remaining, searching)
+            if planned is None:
+                return
+            index, played, reason = planned
+            if index in busy or index in picks:
+                race.pending.insert(0, index)
+                race.rounds.pop((index, race.count(index)), None)
+                return
+            picks.append(index)
+            reasons[index] = reason
+            rounds[index] = played
+
+    def round_of(self, configuration: Configuration) -> int | None:
+        """The race round of the run of ``configuration`` last asked for (None: a search run)."""
+        return self._rounds.get(configuration.key)
 
     def _beliefs(self, told, busy: list[int]) -> list[tuple[int, float]]:
         """(candidate, the model's mean there given what is told and believed so far) for each outstanding
@@ -209,6 +241,9 @@ class TransferSampler(Sampler):
             return
         value = outcome.values[0] if outcome.state == "COMPLETE" and outcome.values else outcome.penalised
         self.observations.append((index, value if math.isfinite(value) and value > 0 else None))
+        self._rounds.pop(configuration.key, None)
+        if self.race is not None:
+            self.race.observe(index, self.observations[-1][1])
         best = self.engine.best(self.observations)
         if best is None:
             self.best = None

@@ -62,6 +62,8 @@ FINISHED = ("COMPLETE", "INVALID")
 POLL_S = 1.0
 REASONS_KEY = "tuning_reasons"
 """Study setting: why a sampler chose each run, by "<config key>#<repeat>"."""
+ROUNDS_KEY = "race_rounds"
+"""Study setting: the race round of each raced run, by "<config key>#<repeat>" (:mod:`iotune.samplers.race`)."""
 
 
 @dataclass
@@ -310,7 +312,9 @@ class Campaign:
         self.report.queued += self.store.enqueue(self.study.id, [
             {"config": c.to_dict(), "config_key": c.key, "workload_key": c.workload_key, "repeat": repeat,
              "benchmark": b.to_dict()} for c, b, repeat in queue])
-        self._record_reasons({f"{c.key}#{repeat}": self.sampler.reason(c) for c, _, repeat in runs})
+        round_of = getattr(self.sampler, "round_of", lambda configuration: None)
+        self._record(REASONS_KEY, {f"{c.key}#{repeat}": self.sampler.reason(c) for c, _, repeat in runs})
+        self._record(ROUNDS_KEY, {f"{c.key}#{repeat}": round_of(c) for c, _, repeat in runs})
         if self.on_batch is not None:
             self.on_batch(len(runs))
         return [(c, repeat) for c, _, repeat in runs]
@@ -339,13 +343,14 @@ class Campaign:
         if self.on_wait is not None:
             self.on_wait()
 
-    def _record_reasons(self, reasons: dict[str, str]) -> None:
-        """Keep why each run was chosen in the study's settings (the controller is the only writer)."""
-        reasons = {run: why for run, why in reasons.items() if why}
-        if not reasons:
+    def _record(self, setting: str, by_run: dict) -> None:
+        """Keep why each run was chosen (or its race round) in the study's settings (the controller is the only
+        writer)."""
+        by_run = {run: value for run, value in by_run.items() if value is not None and value != ""}
+        if not by_run:
             return
         settings = self.store.get_study(self.study.name).settings or {}
-        self.store.update_settings(self.study.id, {REASONS_KEY: {**(settings.get(REASONS_KEY) or {}), **reasons}})
+        self.store.update_settings(self.study.id, {setting: {**(settings.get(setting) or {}), **by_run}})
 
     def _run_until_finished(self, wanted: set[tuple[str, int]]) -> None:
         """Run queued trials here (when this process has a worker) until every wanted trial is finished,

@@ -38,14 +38,18 @@ import numpy as np
 from iotune.errors import IotuneError, SpaceError
 from iotune.samplers.transfer import TransferSampler, features, workload_configurations
 from iotune.space import Configuration
-from iotune.study.campaign import REASONS_KEY, Campaign
+from iotune.study.campaign import REASONS_KEY, ROUNDS_KEY, Campaign
 from iotune.study.objective import Objective
 from iotune.study.study import Study
 from iotune.study.worker import GRACE_S, Worker
-from iotune.variability.confidence import Interval, Noise, estimate_noise, mean_interval, ratio_interval, separated
+from iotune.variability.confidence import Interval, Noise, mean_interval, store_spread
+from iotune.variability.estimate import Estimate as RunsEstimate
+from iotune.variability.estimate import Run
+from iotune.variability.estimate import estimate as estimate_runs
 
-__all__ = ["REASONS_KEY", "Estimate", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning", "declared_best",
-           "features", "prior_outcomes", "summarise_runs", "time_cost_front", "workload_configurations"]
+__all__ = ["REASONS_KEY", "ROUNDS_KEY", "Estimate", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning",
+           "declared_best", "features", "prior_outcomes", "summarise_runs", "time_cost_front",
+           "workload_configurations"]
 
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
@@ -110,6 +114,13 @@ class TuneResult:
     prior_workloads: int = 0
     notes: list[str] = field(default_factory=list)
     front: list[FrontPoint] = field(default_factory=list)
+    confirmed: bool = False
+    decided: bool = False
+    race_runs: int = 0
+    race_rounds: int = 0
+    more_runs_needed: int | None = None
+    planned_race_runs: int | None = None
+    precision: float | None = None
 
 
 def prior_outcomes(studies, space, objective: Objective, workload_key: str | None = None) -> list:
@@ -143,7 +154,7 @@ def price_of(objective: Objective) -> Callable[[Configuration], float] | None:
 
 def transfer_sampler(study: Study | None, space, workload: dict, budget: int | None, *, objective: Objective,
                      prior_studies=(), seed: int = 0, workers: int = 1, engine_options: dict | None = None,
-                     store=None, candidates=None, baseline: bool = True) -> TransferSampler:
+                     store=None, candidates=None, baseline: bool = True, race=None) -> TransferSampler:
     """The transfer sampler of ``workload`` over ``space``, its prior read from ``study`` (None: not made yet)
     and ``prior_studies`` (Study objects, or names in ``store``); ``candidates`` (None: every valid
     configuration of the workload) and ``baseline`` as :class:`~iotune.samplers.TransferSampler` takes them."""
@@ -152,7 +163,8 @@ def transfer_sampler(study: Study | None, space, workload: dict, budget: int | N
     studies = [s for s in (study, *prior_studies) if s is not None]
     return TransferSampler(space, seed=seed, budget=budget, workload=workload, price=price_of(objective),
                            workers=workers, objective=objective.name, engine_options=engine_options,
-                           prior=prior_outcomes(studies, space, objective), candidates=candidates, baseline=baseline)
+                           prior=prior_outcomes(studies, space, objective), candidates=candidates, baseline=baseline,
+                           race=race)
 
 
 class Tuning:
@@ -176,13 +188,18 @@ class Tuning:
                  workers: int = 1, on_start: Callable[[], None] | None = None,
                  on_wait: Callable[[], None] | None = None,
                  on_queue: Callable[[Configuration, str, int], None] | None = None,
-                 poll_s: float = POLL_S, grace_s: float = GRACE_S, candidates=None, baseline: bool = True):
+                 poll_s: float = POLL_S, grace_s: float = GRACE_S, candidates=None, baseline: bool = True,
+                 race: bool = True, precision: float | None = None):
         from iotune.samplers import SamplerError
 
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise TuneError(f"the budget is a number of runs >= 1, got {budget!r}")
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise TuneError(f"workers is a number of runs in flight >= 1, got {workers!r}")
+        if precision is not None and not (isinstance(precision, int | float) and 0 < precision < 10):
+            raise TuneError(f"the precision is the gain's wanted relative half-width, such as 0.1 for ±10%, "
+                            f"got {precision!r}")
+        self.precision = precision
         self.study = study
         self.space = study.space
         self.budget = budget
@@ -200,6 +217,8 @@ class Tuning:
         self.workload_key = self.sampler.workload_key
         self.steps: list[Step] = []
         self._groups: list | None = None
+        if race:
+            self.sampler.race = self._race(baseline)
         self.campaign = Campaign(study, self.sampler, worker, objective=self.objective, poll_s=poll_s,
                                  grace_s=grace_s, on_start=on_start, on_wait=on_wait, on_run=self._ran,
                                  on_batch=self._queued(on_queue) if on_queue is not None else None)
@@ -224,14 +243,32 @@ class Tuning:
         result.front = self._front() if self.objective.name == "cost" else []
         return result
 
+    def _race(self, baseline: bool):
+        """The race that ends this tuning (:mod:`iotune.samplers.race`), with the rounds its runs already played."""
+        from iotune.samplers.race import Race
+
+        sampler = self.sampler
+        stored = self.study.store.get_study(self.study.name).settings.get(ROUNDS_KEY) or {}
+        rounds = {}
+        for run, played in stored.items():
+            key, _, repeat = run.rpartition("#")
+            if key in sampler.index and repeat.isdigit():
+                rounds[(sampler.index[key], int(repeat))] = int(played)
+        default = sampler.index.get(sampler.default.key) if baseline else None
+        return Race(self.budget, baseline=default, elsewhere=store_spread(self._store_groups()), rounds=rounds,
+                    precision=self.precision)
+
     def result(self) -> TuneResult:
         """What the runs told so far say (best, default, gain, runner-up, noise)."""
         sampler = self.sampler
         observations = sampler.observations
         result = TuneResult(self.objective.name, self.budget, len(observations), None, None,
-                            candidates=len(self.candidates), prior_workloads=sampler.prior_workloads)
+                            candidates=len(self.candidates), prior_workloads=sampler.prior_workloads,
+                            precision=self.precision)
         default = sampler.index.get(sampler.default.key)
-        summary = summarise_runs(observations, self._best(observations), default, self._store_groups())
+        race = sampler.race
+        rounds = [run.round for run in race.runs] if race is not None else None
+        summary = summarise_runs(observations, self._best(observations), default, self._store_groups(), rounds)
 
         def estimate(index, interval):
             return None if interval is None else Estimate(self.candidates[index], interval.value, interval.runs,
@@ -244,6 +281,13 @@ class Tuning:
         result.runner_up = estimate(summary.runner_up_index, summary.runner_up)
         result.separated = summary.separated
         result.noise = summary.noise.source
+        result.confirmed = summary.confirmed
+        result.decided = summary.decided
+        if race is not None:
+            result.race_runs = sum(r is not None for r in rounds or ())
+            result.race_rounds = summary.rounds
+            result.planned_race_runs = race.planned
+            result.more_runs_needed = race.more_needed(summary.estimate) if summary.estimate is not None else None
         return result
 
     def _ran(self, trial, configuration: Configuration, outcome) -> None:
@@ -285,7 +329,9 @@ class Tuning:
         return groups
 
     def _best(self, observations) -> int | None:
-        return declared_best(self.sampler, observations, self.objective.name)
+        """The engine's pick under cost (its values carry each configuration's price); None: the estimate's."""
+        return declared_best(self.sampler, observations, self.objective.name) if self.objective.name == "cost" \
+            else None
 
     def _front(self) -> list[FrontPoint]:
         """The time-cost front of the target's successful runs (geometric means per configuration)."""
@@ -307,20 +353,14 @@ class Tuning:
 
 def declared_best(sampler: TransferSampler, observations, objective: str) -> int | None:
     """The candidate a tuning declares after ``observations`` ((candidate index, value or None) runs): the
-    lowest mean of its runs, as every answer orders them (:func:`iotune.recommend.decision.fastest_first`),
-    among those that never failed; for cost, the engine's (its values carry each configuration's price).
+    estimate's best (:mod:`iotune.variability.estimate`, as every answer picks: the lowest geometric mean among
+    those that never failed, over the race's runs when it raced); for cost, the engine's (its values carry each
+    configuration's price).
     The replay benchmark declares its ``engine`` picks with it too."""
-    from iotune.recommend.decision import Measured, fastest_first
-
     if objective == "cost":
         return sampler.engine.best(observations)
-    failed = {i for i, v in observations if v is None}
-    runs: dict[int, list[float]] = {}
-    for i, v in observations:
-        if i not in failed and v is not None and v > 0:
-            runs.setdefault(i, []).append(v)
-    ranked = fastest_first(Measured({}, sampler.candidates[i].key, values) for i, values in runs.items())
-    return sampler.index[ranked[0].key] if ranked else None
+    rounds = [run.round for run in sampler.race.runs] if getattr(sampler, "race", None) is not None else None
+    return summarise_runs(observations, None, None, rounds=rounds).best_index
 
 
 @dataclass
@@ -335,37 +375,45 @@ class RunSummary:
     runner_up_index: int | None = None
     runner_up: Interval | None = None
     separated: bool | None = None
+    confirmed: bool = False
+    decided: bool = False
+    rounds: int = 0
+    estimate: RunsEstimate | None = None
 
 
-def summarise_runs(observations, best: int | None, default: int | None, store_groups=()) -> RunSummary:
+def summarise_runs(observations, best: int | None, default: int | None, store_groups=(),
+                   rounds=None) -> RunSummary:
     """The best's mean, the default's, the gain default / best and whether the best is separated from the
-    runner-up (the measured configuration with the next lowest mean), each with its 95 % interval.
+    runner-up, each with its 95 % interval: :func:`iotune.variability.estimate.estimate` of the runs, the one
+    estimate every answer gives.
 
-    ``observations``: (candidate index, value or None if failed) per run; ``best`` the candidate declared;
-    ``store_groups`` other repeated runs as (workload, runs of one configuration).  The noise is never the
-    spread of one run (:mod:`iotune.variability.confidence`): the best's and the gain's intervals are
-    corrected for the best having been picked as the lowest of the measured configurations.  ``separated`` is
-    None without a runner-up.
+    ``observations``: (candidate index, value or None if failed) per run; ``rounds``: each run's race round
+    (None: not raced), aligned with ``observations``; ``best``: the candidate to declare (None: the
+    estimate's); ``store_groups`` other repeated runs as (workload, runs of one configuration).
+    ``separated`` is None without a runner-up.
     """
-    runs: dict[int, list[float]] = {}
-    for i, v in observations:
-        if v is not None and v > 0:
-            runs.setdefault(i, []).append(v)
-    noise = estimate_noise(runs.values(), store_groups)
-    summary = RunSummary(noise)
-    if best is None or best not in runs:
+    rounds = list(rounds) if rounds is not None else [None] * len(observations)
+    runs = [Run(str(i), v, r) for (i, v), r in zip(observations, rounds, strict=False)]
+    found = estimate_runs(runs, baseline=None if default is None else str(default),
+                          elsewhere=store_spread(store_groups), pick_from=None if best is None else [str(best)])
+    summary = RunSummary(found.noise, estimate=found, confirmed=found.confirmed, rounds=found.rounds)
+    if found.best is None:
         return summary
-    picked_from = len(runs)
-    summary.best_index, summary.best = best, mean_interval(runs[best], noise, comparisons=picked_from)
-    if default is not None and default in runs:
-        summary.default = mean_interval(runs[default], noise)
-        summary.gain = ratio_interval(runs[default], runs[best], noise, comparisons=picked_from)
-    others = [i for i in runs if i != best]
-    if others:
-        runner = min(others, key=lambda i: float(np.mean(np.log(runs[i]))))
-        summary.runner_up_index, summary.runner_up = runner, mean_interval(runs[runner], noise)
-        summary.separated = separated(runs[best], runs[runner], noise, comparisons=picked_from)
+    values: dict[str, list[float]] = {}
+    for run in runs:
+        if run.value is not None and run.value > 0:
+            values.setdefault(run.config, []).append(run.value)
+    summary.best_index, summary.best = int(found.best), found.best_mean
+    if found.baseline is not None:
+        summary.default = mean_interval(values[found.baseline], found.noise)
+        summary.gain = found.gain
+        summary.decided = found.decided
+    runner = found.runner_up
+    if runner is not None:
+        summary.runner_up_index, summary.runner_up = int(runner), mean_interval(values[runner], found.noise)
+        summary.separated = found.ratios[runner].low > 1.0
     return summary
+
 
 def time_cost_front(points: list[FrontPoint]) -> list[FrontPoint]:
     """The points no other point beats on both time and cost (ties kept once), fastest first."""

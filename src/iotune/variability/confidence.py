@@ -15,12 +15,14 @@ one run's natural log, so a relative spread) comes from, in this order:
 3. when neither holds a repeat: a stated conservative prior,
    ``PRIOR_SPREAD`` (a run within about x/1.6 .. x1.6 of its mean, two
    thirds of the time), wide enough for the small, start-up-dominated runs of
-   a busy node (two runs of the same 4 MiB write: 0.0104 s and 0.0343 s).
+   a busy node (two runs of the same 4 MiB write: 0.0104 s and 0.0343 s),
+   counted as ``MIN_DOF`` degrees of freedom.
 
 While fewer than ``MIN_DOF`` degrees of freedom stand behind the estimate it
 is pooled with the conservative prior for the missing ones, so that two close
 runs cannot make a confident claim.  Intervals use Student's t with the
-pooled degrees of freedom (the normal quantile for the prior alone).
+pooled degrees of freedom, so that more runs never widen an interval beyond
+what their own spread says.
 
 The interval of the best configuration's mean is widened for having been
 picked as the lowest of ``m`` measured configurations (the winner's curse:
@@ -60,6 +62,7 @@ class Noise:
     spread: float
     dof: float
     source: str
+    prior_only: bool = False
 
     def quantile(self, confidence: float = CONFIDENCE, comparisons: int = 1) -> float:
         """Two-sided quantile for ``confidence``, Sidak-corrected for ``comparisons`` (see the module docstring)."""
@@ -137,14 +140,18 @@ def estimate_noise(own: Iterable[Sequence[float]], store: Iterable[tuple[object,
     return noise_from(own, store_spread(store), prior_spread, min_dof)
 
 
-def noise_from(own: Iterable[Sequence[float]], elsewhere: tuple[float, int], prior_spread: float = PRIOR_SPREAD,
-               min_dof: int = MIN_DOF) -> Noise:
+def noise_from(groups: Iterable[Sequence[float]], elsewhere: tuple[float, int], prior_spread: float = PRIOR_SPREAD,
+               min_dof: int = MIN_DOF, own: tuple[float, int] | None = None) -> Noise:
     """:func:`estimate_noise` with the store's part given as (spread, degrees of freedom), from
-    :func:`spread_of_workloads`."""
-    own_squares, own_dof = pooled(own)
+    :func:`spread_of_workloads`; ``own`` (sum of squares, degrees of freedom) replaces ``groups`` when given
+    (the residuals of a paired design, :mod:`iotune.variability.estimate`)."""
+    own_squares, own_dof = pooled(groups) if own is None else own
     spread_elsewhere, store_dof = elsewhere
     if own_dof + store_dof == 0:
-        return Noise(prior_spread, math.inf, f"no repeated run yet: a conservative prior of ±{prior_spread:.0%} a run")
+        # counted as the ``min_dof`` degrees of freedom it fills in for once runs come, so that a run agreeing
+        # with the others never widens an interval (with a normal quantile here, the first repeat did)
+        return Noise(prior_spread, float(min_dof), f"no repeated run yet: a conservative prior of "
+                     f"±{prior_spread:.0%} a run ({min_dof} degrees of freedom)", prior_only=True)
     weight = min(store_dof, STORE_DOF)
     squares = own_squares + spread_elsewhere**2 * weight
     dof = own_dof + weight
