@@ -6,6 +6,7 @@ A trial's I/O time and bandwidth are :func:`iotune.records.io_seconds` and
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 
@@ -29,7 +30,10 @@ class ConfigurationStats:
 
     @property
     def mean_time(self) -> float:
-        return statistics.fmean(self.times)
+        """The geometric mean of its times: the central value every answer states (run-to-run noise is
+        multiplicative; :mod:`iotune.variability.estimate` says why)."""
+        return math.exp(statistics.fmean(math.log(t) for t in self.times)) if all(t > 0 for t in self.times) \
+            else statistics.fmean(self.times)
 
     @property
     def std_time(self) -> float:
@@ -112,7 +116,7 @@ class WorkloadBest:
 
 
 def best_per_workload(space, trials) -> list[WorkloadBest]:
-    """For each workload, the configuration with the lowest mean I/O time over its repeats.
+    """For each workload, the configuration with the lowest (geometric) mean I/O time over its repeats.
 
     The default configuration is the one whose system parameters all take their
     declared defaults (inactive ones excepted); it is None when never measured.

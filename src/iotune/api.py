@@ -214,7 +214,8 @@ class Study:
     def tune(self, workload: Mapping | None = None, budget: int = 10, *, objective: str = "time",
              runner=DEFAULT_RUNNER, prior_studies=(), seed: int = 0, scratch: str | os.PathLike | None = None,
              timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
-             on_step: Callable | None = None, candidates=None, baseline: bool = True):
+             on_step: Callable | None = None, candidates=None, baseline: bool = True, race: bool = True,
+             precision: float | None = None):
         """The best configuration of ``workload`` (workload parameter -> a level of the space) within ``budget``
         runs, learning from this study's runs and ``prior_studies`` (names or Study objects of this store): the
         campaign that ``iotune tune`` runs (:class:`iotune.study.tune.Tuning`, the transfer sampler).
@@ -223,7 +224,8 @@ class Study:
         ``gain`` over the default with its interval, whether the best is ``separated`` from the runner-up.
         ``on_step(step, result_so_far)`` is called after every run.  ``candidates``: the configurations of the
         workload to choose among (None: every valid one); ``baseline=False`` skips measuring the default first
-        (no gain against it is stated then).
+        (no gain against it is stated then); ``race=False`` spends every run on the search (no race confirms the
+        gain, :mod:`iotune.samplers.race`); ``precision`` races until the gain is known to that fraction.
         """
         from iotune.bench.platform import platform_info
         from iotune.study import Objective, Worker
@@ -240,7 +242,7 @@ class Study:
         try:
             tuning = Tuning(self._study, worker, self._workload(workload), budget, objective=Objective(objective),
                             prior_studies=priors, seed=seed, on_step=on_step, candidates=candidates,
-                            baseline=baseline)
+                            baseline=baseline, race=race, precision=precision)
             return tuning.run()
         finally:
             worker.close()

@@ -50,6 +50,11 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
          seed: int = typer.Option(0, "--seed", help="Seed of the tuner's draws."),
          no_baseline: bool = typer.Option(False, "--no-baseline", help="Skip measuring the default first; no gain "
                                           "against the default is stated then."),
+         precision: float = typer.Option(None, "--precision", metavar="FRACTION", help="Race until the gain is "
+                                         "known to within this fraction (0.1: ±10%), as well as decided, or the "
+                                         "budget ends.", min=0.001, max=5.0),
+         no_race: bool = typer.Option(False, "--no-race", help="Spend every run on the search: no race at the "
+                                      "end re-runs the best and the default to confirm the gain."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
          runner: str = RUNNER,
          timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a run is killed and failed."),
@@ -139,7 +144,7 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
             show_step(terminal, step, so_far, budget, shown)
 
         tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed, on_step=on_step,
-                      baseline=not no_baseline)
+                      baseline=not no_baseline, race=not no_race, precision=precision)
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
                                     scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec,
@@ -339,6 +344,22 @@ def _objective_text(value: float, objective: str) -> str:
     return f"{value:.4g}"
 
 
+def race_lines(result) -> list[str]:
+    """What the race did and what it would still need (:mod:`iotune.samplers.race`)."""
+    if result.best is None or result.gain is None:
+        return []
+    if not result.confirmed:
+        return ["unconfirmed: the best's mean and gain come from the runs that chose it, which flatter it (no race: "
+                + ("--no-race" if result.race_runs == 0 and result.budget >= 6 else "a budget below 6") + ")"]
+    lines = [f"confirmed by a race of {result.race_runs} run(s) in {result.race_rounds} rounds (the best and the "
+             "default interleaved, compared round by round): the gain and the best's mean come from them"]
+    if result.more_runs_needed:
+        wanted = f"to within ±{result.precision:.0%}" if result.precision else "beyond the noise"
+        lines.append(f"the budget ended before the gain was known {wanted}: about {result.more_runs_needed} more "
+                     "run(s) would be needed at the noise measured (a larger --budget continues this tuning)")
+    return lines
+
+
 def start_up_noise(result, startup) -> str | None:
     """Why no gain over the default is declared when the best and the default differ by less than start-up alone
     varies between launches (the objective being wall time); None when the difference is larger."""
@@ -388,6 +409,9 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
             "ratio": result.gain, "interval_95": [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
         "noise": result.noise,
+        "race": {"runs": result.race_runs, "rounds": result.race_rounds, "confirmed": result.confirmed,
+                 "decided": result.decided, "precision": result.precision,
+                 "planned_runs": result.planned_race_runs, "more_runs_needed": result.more_runs_needed},
         "front": [{"configuration": p.configuration.to_dict(), "time": p.time, "cost": p.cost, "runs": p.runs}
                   for p in result.front],
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}
@@ -428,6 +452,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
             terminal.warn(against + ", which includes no gain: these runs cannot tell them apart")
         else:
             terminal.info(against)
+    for line in race_lines(result):
+        terminal.info(line)
     terminal.info(f"run-to-run noise: {result.noise}"
                   + ("; a second run of any configuration would measure it" if "no repeated run" in result.noise
                      else ""))

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +43,7 @@ from iotune.variability.confidence import (
     spread_of_workloads,
     workload_spread,
 )
+from iotune.variability.estimate import Run, estimate, geometric_mean
 
 MIN_HELD_OUT = 2
 """Measured workloads a transfer prediction must be judged on before it is trusted."""
@@ -66,6 +66,7 @@ class Measured:
     times: list[float]
     not_in_effect: dict[str, tuple[str, str]] = field(default_factory=dict)
     effective: dict = field(default_factory=dict)
+    rounds: list[int | None] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -73,7 +74,13 @@ class Measured:
 
     @property
     def mean(self) -> float:
-        return statistics.fmean(self.times)
+        """The geometric mean of its times: the central value every answer states
+        (:mod:`iotune.variability.estimate`)."""
+        return geometric_mean(self.times)
+
+    def runs(self) -> list[Run]:
+        rounds = self.rounds if len(self.rounds) == len(self.times) else [None] * len(self.times)
+        return [Run(self.key, t, r) for t, r in zip(self.times, rounds, strict=True)]
 
     @property
     def logs(self) -> list[float]:
@@ -110,10 +117,16 @@ class Decision:
     message: str = ""
     advice: str = ""
     notes: list[str] = field(default_factory=list)
+    gain_interval: Interval | None = None
+    best_interval: Interval | None = None
+    confirmed: bool = False
 
     @property
     def gain(self) -> float | None:
-        """Default time / best time (above 1: the best is faster), when both are known."""
+        """Default time / best time (above 1: the best is faster), when both are known: the measured gain of
+        :func:`iotune.variability.estimate.estimate` (paired over a race's rounds when the workload was raced)."""
+        if self.gain_interval is not None:
+            return self.gain_interval.value
         if self.best_time and self.default_time:
             return self.default_time / self.best_time
         return None
@@ -128,7 +141,12 @@ class Decision:
                 "default_time_s": self.default_time, "gain_vs_default": self.gain, "noise": self.noise,
                 "not_in_effect": {k: {"asked": a, "in_effect": r} for k, (a, r) in self.not_in_effect.items()},
                 "same_in_effect": self.same_in_effect, "apply_hints": self.apply_hints, "message": self.message,
-                "advice": self.advice, "notes": self.notes}
+                "advice": self.advice, "notes": self.notes,
+                "gain_interval_95": None if self.gain_interval is None else
+                [self.gain_interval.low, self.gain_interval.high],
+                "best_interval_95": None if self.best_interval is None else
+                [self.best_interval.low, self.best_interval.high],
+                "confirmed": self.confirmed}
 
 
 def _system(config: dict) -> dict:
@@ -152,6 +170,7 @@ def measured_configurations(space, trials) -> dict[str, list[Measured]]:
         if trial.config_key not in found:
             found[trial.config_key] = Measured(dict(trial.config), trial.config_key, [])
         found[trial.config_key].times.append(seconds)
+        found[trial.config_key].rounds.append(getattr(trial, "race_round", None))
         if trial.config_key not in read_back and getattr(trial, "hints_in_effect", None):
             read_back[trial.config_key] = trial.hints_in_effect
     out = {}
@@ -164,7 +183,8 @@ def measured_configurations(space, trials) -> dict[str, list[Measured]]:
 
 
 def fastest_first(measured) -> list[Measured]:
-    """Measured configurations by mean time, fastest first (ties by key): the one order every answer uses."""
+    """Measured configurations by geometric mean time, fastest first (ties by key): the order every answer uses
+    for unraced runs (:func:`iotune.variability.estimate.estimate`)."""
     return sorted(measured, key=lambda m: (m.mean, m.key))
 
 
@@ -230,21 +250,30 @@ def decide_measured(space, workload: dict, ranked: list[Measured], study_groups:
                     confidence: float = CONFIDENCE, elsewhere: tuple[float, int] | None = None) -> Decision:
     """The answer for a measured workload: ``ranked`` are its configurations, fastest mean first;
     ``study_groups`` the study's other workloads' (or their spread given as ``elsewhere``)."""
-    best = ranked[0]
-    measured = measured_noise(ranked, spread_elsewhere(study_groups) if elsewhere is None else elsewhere)
-    noise = "unknown: no configuration of the study ran twice" if measured is None else measured.source
-    verdicts = list(zip(ranked[1:], tied_with_best(ranked, measured, confidence), strict=True))
-    tied = [best.config] + [m.config for m, same in verdicts if same]
-    unknown = [m for m, same in verdicts if same is None]
-    separated = None if unknown else len(tied) == 1
-    same = [m.config for m in ranked[1:] if _system(m.effective) == _system(best.effective)]
     default = default_configuration(space, workload)
     measured_default = next((m for m in ranked if default is not None and m.config == default), None)
-    decision = Decision(workload=dict(workload), basis="measured", best=best.config, best_time=best.mean,
-                        runs=best.n, tied=tied, separated=separated, default=default,
+    found = estimate([run for m in ranked for run in m.runs()],
+                     baseline=measured_default.key if measured_default else None,
+                     elsewhere=spread_elsewhere(study_groups) if elsewhere is None else elsewhere,
+                     confidence=confidence)
+    by_key = {m.key: m for m in ranked}
+    ranked = [by_key[key] for key in found.ranked]
+    best = ranked[0]
+    noise = "unknown: no configuration of the study ran twice" if not found.known else found.noise.source
+    if found.paired_noise is not None:
+        noise += f"; paired over {found.rounds} race rounds: {found.paired_noise.source}"
+    tied = [by_key[key].config for key in found.tied] if found.tied else [best.config]
+    separated = found.separated
+    same = [m.config for m in ranked[1:] if _system(m.effective) == _system(best.effective)]
+    best_time = found.best_mean.value if found.best_mean is not None else best.mean
+    decision = Decision(workload=dict(workload), basis="measured", best=best.config, best_time=best_time,
+                        runs=found.best_mean.runs if found.best_mean is not None else best.n, tied=tied,
+                        separated=separated, default=default,
                         default_time=measured_default.mean if measured_default else None, noise=noise,
                         not_in_effect=dict(best.not_in_effect), same_in_effect=same,
-                        apply_hints=apply_hints(space, best.config, best.not_in_effect), ranked=ranked)
+                        apply_hints=apply_hints(space, best.config, best.not_in_effect), ranked=ranked,
+                        gain_interval=found.gain if measured_default is not None else None,
+                        best_interval=found.best_mean, confirmed=found.confirmed)
     level = f"{confidence:.0%}"
     if len(ranked) == 1:
         decision.message = "the only configuration measured for this workload"
@@ -252,7 +281,7 @@ def decide_measured(space, workload: dict, ranked: list[Measured], study_groups:
     elif separated:
         decision.message = (f"fastest of {len(ranked)} measured configurations, ahead of every other beyond the "
                             f"run-to-run noise at {level}")
-    elif separated is None and len(tied) == 1:
+    elif separated is None and not found.known and not found.confirmed:
         decision.message = (f"fastest mean of {len(ranked)} measured configurations, but one run each and no "
                             "repeats in the store: the runs cannot say whether it is ahead")
     else:

@@ -197,6 +197,9 @@ class Race:
         when it has decided or nothing can be said."""
         if current.gain is None or current.best is None or current.best == current.baseline or self.outcome:
             return None
+        if current.decided and (self.precision is None or
+                                math.log(current.gain.high / current.gain.low) / 2 <= math.log1p(self.precision)):
+            return None
         noise = current.paired_noise or current.noise
         racers = max(2, len(self.racers))
         rounds = runs_needed(noise, self._wanted_half_width(current.gain.value), self.confidence, racers)

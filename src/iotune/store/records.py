@@ -15,6 +15,10 @@ TRIAL_STATES = ("PENDING", "RUNNING", "COMPLETE", "FAILED", "INVALID")
 FINISHED_STATES = ("COMPLETE", "FAILED", "INVALID")
 
 
+ROUNDS_SETTING = "race_rounds"
+"""Study setting: the race round of each raced trial, by "<config key>#<repeat>" (:mod:`iotune.samplers.race`)."""
+
+
 @dataclass(frozen=True)
 class StudyRecord:
     """One study: a named campaign over one parameter space."""
@@ -51,7 +55,8 @@ class TrialRecord:
     ``phases`` is empty for PENDING, RUNNING, FAILED and INVALID trials.  A
     PENDING trial waits in the study's queue (``seq`` orders it); a RUNNING one
     is held by ``owner``, which renews ``heartbeat_at`` while it runs.  ``uid`` names the
-    trial across databases; ``imported_from`` says where an imported trial came from.
+    trial across databases; ``imported_from`` says where an imported trial came from.  ``race_round``: the round
+    of the tuner's race the trial ran in (the study's setting ``race_rounds``; None when not raced).
     """
 
     id: int
@@ -80,6 +85,7 @@ class TrialRecord:
     owner: str | None = None
     heartbeat_at: str | None = None
     seq: int | None = None
+    race_round: int | None = None
 
     @property
     def io_seconds(self) -> float:

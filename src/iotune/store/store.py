@@ -33,7 +33,7 @@ from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import model_rows, queries
 from iotune.store.base import BulkImport, Storage
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
-from iotune.store.records import TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
+from iotune.store.records import ROUNDS_SETTING, TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import ensure_schema, measurements, models, platforms, studies, trials
 
 _RESETTABLE = ("PENDING", "RUNNING", "FAILED")
@@ -623,8 +623,8 @@ class Store(Storage):
             if keys is not None and len(keys) > 500:  # keep IN lists short: filter in Python instead
                 found = queries.select_trials(conn, study_id=study_id, state=state)
                 wanted = set(keys)
-                return [t for t in found if t.config_key in wanted]
-            return queries.select_trials(conn, study_id=study_id, state=state, config_keys=keys)
+                return _with_rounds(conn, [t for t in found if t.config_key in wanted])
+            return _with_rounds(conn, queries.select_trials(conn, study_id=study_id, state=state, config_keys=keys))
 
     def rows(self, study: str | int | None = None) -> list[dict]:
         """Flat rows, one per measured phase (and one per trial without phases), for tables and models."""
@@ -749,3 +749,22 @@ def _require_existing(url: str) -> None:
     path = parsed.database
     if parsed.get_backend_name() == "sqlite" and path and path != ":memory:" and not os.path.exists(path):
         raise StoreError(f"no store at {path}: check --db (bench, tune, screen and import create one)")
+
+
+def _with_rounds(conn, found: list[TrialRecord]) -> list[TrialRecord]:
+    """``found`` with each raced trial's ``race_round`` from its study's settings (one read per study)."""
+    ids = {t.study_id for t in found}
+    if not ids:
+        return found
+    rounds: dict[int, dict] = {}
+    for row in conn.execute(sa.select(studies.c.id, studies.c.settings_json).where(studies.c.id.in_(ids))):
+        stored = (queries.loads(row.settings_json, {}) or {}).get(ROUNDS_SETTING)
+        if isinstance(stored, dict) and stored:
+            rounds[row.id] = stored
+    if not rounds:
+        return found
+    for trial in found:
+        played = rounds.get(trial.study_id, {}).get(f"{trial.config_key}#{trial.repeat}")
+        if isinstance(played, int) and not isinstance(played, bool):
+            trial.race_round = played
+    return found

@@ -46,7 +46,7 @@ from iotune.samplers import Outcome, Sampler
 from iotune.space import Configuration
 from iotune.spec.mapping import benchmark_spec
 from iotune.spec.storage import storage_config
-from iotune.store.records import TrialRecord
+from iotune.store.records import ROUNDS_SETTING, TrialRecord
 from iotune.study.objective import Objective
 from iotune.study.renewal import Renewal
 from iotune.study.study import Study, StudyError
@@ -62,8 +62,7 @@ FINISHED = ("COMPLETE", "INVALID")
 POLL_S = 1.0
 REASONS_KEY = "tuning_reasons"
 """Study setting: why a sampler chose each run, by "<config key>#<repeat>"."""
-ROUNDS_KEY = "race_rounds"
-"""Study setting: the race round of each raced run, by "<config key>#<repeat>" (:mod:`iotune.samplers.race`)."""
+ROUNDS_KEY = ROUNDS_SETTING
 
 
 @dataclass
