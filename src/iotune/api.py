@@ -267,6 +267,23 @@ class Study:
                              f"{bests[0].workload})")
         return bests[0]
 
+    def decision(self, workload: Mapping | None = None):
+        """The one answer for ``workload`` (an :class:`iotune.recommend.decision.Decision`): its best with the
+        configurations tied with it, the gain over the default with its 95% interval (``gain_interval``), paired
+        over a race's rounds when it was tuned; what ``iotune results``, ``recommend``, ``tune`` and the report
+        state for the same runs.  ``workload`` may be left out when the study measured one."""
+        from iotune.recommend.answer import decide
+
+        trials = self._study.trials()
+        if workload is None:
+            keys = {t.workload_key for t in trials if t.state == "COMPLETE"}
+            if len(keys) != 1:
+                raise StudyError(f"study {self.name!r} measured {len(keys)} workloads; name one: "
+                                 "decision(workload=...)")
+            first = next(t for t in trials if t.state == "COMPLETE")
+            workload = {p.name: first.config.get(p.name) for p in self.space.workload_parameters}
+        return decide(self.space, trials, dict(workload))
+
     def records(self) -> list[dict]:
         """One dict per trial: id, state, repeat, each parameter's value, ``io_seconds``, ``wall_seconds``,
         ``error``, ``config_key``, ``workload_key`` (what :meth:`trials` puts in a DataFrame)."""

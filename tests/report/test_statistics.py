@@ -11,7 +11,6 @@ from scipy.stats import t as student_t
 from iotune.report.effects import lenth_margin, main_effects, repeat_uncertainty
 from iotune.report.models import configuration_folds, errors
 from iotune.report.progress import random_best
-from iotune.report.recommendation import ratio_interval
 
 
 @pytest.mark.parametrize("better", ["lower", "higher"])
@@ -78,17 +77,3 @@ def test_errors_and_r2():
     assert found["mae"] == pytest.approx(0.25) and found["rmse"] == pytest.approx(math.sqrt(0.125))
     assert found["r2"] == pytest.approx(1 - 0.5 / 5.0)
     assert found["median_relative_error_pct"] == pytest.approx(np.median([50, 0, 100 / 6, 0]))
-
-
-def test_gain_interval_brackets_the_ratio_of_means():
-    default, best = [2.0, 2.2, 1.9, 2.1], [1.0, 1.05, 0.98, 1.02]
-    value, low, high = ratio_interval(default, best)
-    assert value == pytest.approx(statistics.fmean(default) / statistics.fmean(best))
-    assert 1.8 < low < value < high < 2.3
-    assert ratio_interval(default, best) == (value, low, high)  # seeded
-
-
-def test_two_close_runs_each_do_not_make_a_narrow_gain_interval():
-    # a bootstrap of two runs each gave 1.998..2.002x: the closeness of two runs is not certainty
-    value, low, high = ratio_interval([2.0, 2.001], [1.0, 1.0005])
-    assert value == pytest.approx(2.0, rel=1e-3) and low < 1.6 and high > 2.5

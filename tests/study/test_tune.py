@@ -12,7 +12,7 @@ from iotune.study import Objective, Study, Worker
 from iotune.study.measure import prepare
 from iotune.study.tune import TuneError, Tuning
 
-SPEC = CampaignSpec.from_text("""
+SPEC_TEXT = """
 name: landscape
 parameters:
   - {name: transfer_size, type: size, levels: [64KiB, 256KiB, 1MiB, 4MiB], role: workload, layer: application}
@@ -21,7 +21,8 @@ parameters:
   - {name: cb_buffer_size, type: size, levels: [1MiB, 4MiB, 16MiB], role: system, layer: mpiio}
 benchmark: {api: MPIIO, processes: 2, block_size: 16MiB, collective: true}
 campaign: {repeats: 2}
-""")
+"""
+SPEC = CampaignSpec.from_text(SPEC_TEXT)
 
 
 class Landscape:

@@ -15,32 +15,12 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
-import numpy as np
-
 from iotune.errors import IotuneError
-from iotune.records import io_seconds
 from iotune.report.tables import Figure, Section, Table, label_of, short_label, system_label, varying
 
 MAX_WORKLOADS = 24
 TOP = 3
 CONFIDENCE = 0.95
-
-
-def ratio_interval(default_runs, best_runs) -> tuple[float, float, float]:
-    """mean(default) / mean(best) and its 95 % interval (runs in seconds).
-
-    The interval is the log-normal one of :mod:`iotune.variability.confidence` with the two configurations'
-    pooled repeats as the noise, pooled with its conservative prior while they hold fewer than 4 degrees of
-    freedom: a bootstrap of two runs each would take their chance closeness for certainty."""
-    from iotune.variability.confidence import estimate_noise
-    from iotune.variability.confidence import ratio_interval as log_ratio_interval
-
-    a, b = np.asarray(default_runs, float), np.asarray(best_runs, float)
-    runs = a.tolist(), b.tolist()
-    interval = log_ratio_interval(*runs, estimate_noise(runs, min_dof=4), CONFIDENCE)
-    value = float(a.mean() / b.mean())
-    shift = value / interval.value  # the interval of the geometric means, carried to the ratio of the means
-    return value, interval.low * shift, interval.high * shift
 
 
 def space_workloads(space, limit: int) -> list[dict] | None:
@@ -121,18 +101,17 @@ def _how_sure(decision) -> str:
     return "only one measured" if len(decision.ranked) == 1 else "unknown: one run each"
 
 
-def _gain(decision, runs: dict[str, list[float]], space) -> tuple[float | None, float | None, float | None, str]:
+def _gain(decision) -> tuple[float | None, float | None, float | None, str]:
     """(gain, 95% low, 95% high, where from) of the decision's best over the default configuration."""
     if decision.best is None:
         return None, None, None, "nothing recommended"
     if decision.basis != "measured":
         return decision.gain, None, None, "predicted, no interval"
-    best = runs.get(space.configuration(decision.best).key, [])
-    default = runs.get(space.configuration(decision.default).key, []) if decision.default else []
-    if len(best) >= 2 and len(default) >= 2:
-        return (*ratio_interval(default, best), "measured")
-    return decision.gain, None, None, "measured, too few runs for an interval" if decision.gain else \
-        "default not measured"
+    interval = decision.gain_interval  # the one estimate's (iotune.variability.estimate), as results and tune state
+    if interval is not None:
+        return interval.value, interval.low, interval.high, "measured, confirmed by a race" if decision.confirmed \
+            else "measured"
+    return decision.gain, None, None, "default not measured"
 
 
 def _label(space, decision) -> str:
@@ -161,9 +140,6 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
         "held out one at a time, else none. No model is asked about a measured workload."])
     if notes:
         section.paragraphs.append("Notes: " + "; ".join(notes) + ".")
-    runs: dict[str, list[float]] = {}
-    for trial in data.measured:
-        runs.setdefault(trial.config_key, []).append(io_seconds(trial.phases))
     space = data.space
     names = varying(space, workloads, "workload") if len(workloads) > 1 else [p.name for p in space.workload_parameters]
     rows, failures, detailed = [], [], None
@@ -173,7 +149,7 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
         except IotuneError as error:
             failures.append(f"{label_of(space, values)}: {error}")
             continue
-        gain, low, high, basis = _gain(decision, runs, space)
+        gain, low, high, basis = _gain(decision)
         rows.append((short_label(space, values, names), _label(space, decision), decision.best_time,
                      decision.default_time, gain, low, high, basis, _how_sure(decision), len(decision.tied)))
         if detailed is None or len(decision.ranked) > len(detailed.ranked) or (detailed.best is None and decision.best):

@@ -5,17 +5,13 @@ study setting ``tuning_reasons``) or the study was made by ``iotune tune``.
 All its runs in the study are shown in queue order (the tuner counts them all
 against its budget); a run the tuner did not choose (measured by a campaign
 before it) says so.  After each run the best so far is the measured
-configuration with the lowest mean (never failed), with the 95 % interval that
-``tune`` states (:func:`iotune.study.tune.summarise_runs`: noise from this
+configuration ``tune`` declares, with the 95 % interval it states
+(:func:`iotune.study.tune.summarise_runs`, over the race's rounds once it raced: noise from this
 workload's repeats, else the study's other workloads', else a stated
 conservative prior; the tuning's prior studies are not read here).
 """
 
 from __future__ import annotations
-
-import math
-
-import numpy as np
 
 from iotune.errors import IotuneError
 from iotune.report.tables import Section, Table, fmt_number, label_of, system_label
@@ -50,25 +46,12 @@ def tuned_workloads(data) -> dict[str, list]:
     return out
 
 
-def _best(observations) -> int | None:
-    """Lowest mean log value among measured configurations that never failed (the engine's ``best``)."""
-    runs: dict[int, list[float]] = {}
-    failed: set[int] = set()
-    for i, v in observations:
-        if v is None:
-            failed.add(i)
-        else:
-            runs.setdefault(i, []).append(math.log(v))
-    ok = [i for i in runs if i not in failed]
-    return min(ok, key=lambda i: float(np.mean(runs[i]))) if ok else None
-
-
 def tuning_table(data, trials: list, objective: Objective, store_groups) -> tuple[Table, str]:
     """One workload's runs in order with the best so far and its interval, and a closing sentence."""
     space, name = data.space, objective.name
     reasons = data.settings.get(REASONS_KEY) or {}
     index: dict[str, int] = {}
-    observations, rows = [], []
+    observations, rounds, rows = [], [], []
     workload = {p.name: trials[0].config.get(p.name) for p in space.workload_parameters}
     default = space.configuration({k: v for k, v in workload.items() if v is not None}).key
     configs = {}
@@ -77,7 +60,8 @@ def tuning_table(data, trials: list, objective: Objective, store_groups) -> tupl
         configs[i] = trial.config
         value = objective.run_value(trial) if trial.state == "COMPLETE" and trial.phases else None
         observations.append((i, value))
-        summary = summarise_runs(observations, _best(observations), index.get(default), store_groups)
+        rounds.append(trial.race_round)
+        summary = summarise_runs(observations, None, index.get(default), store_groups, rounds)
         best, best_index = summary.best, summary.best_index
         reason = reasons.get(f"{trial.config_key}#{trial.repeat}", NOT_CHOSEN)
         rows.append((k, system_label(space, trial.config), reason,
