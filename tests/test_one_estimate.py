@@ -17,6 +17,7 @@ from iotune.study import Objective, Study, Worker
 from iotune.study.tune import Tuning
 from tests.study.test_race import DriftingLandscape
 from tests.study.test_tune import SPEC_TEXT, measured_store
+
 WORKLOADS = {"1MiB": 1 << 20, "256KiB": 256 << 10}  # measured in full (2 repeats each) / tuned with a race
 
 
