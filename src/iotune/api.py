@@ -173,6 +173,26 @@ class Study:
         """``workload`` with each value as the level it denotes (``"64KiB"`` -> 65536); SpaceError otherwise."""
         return {name: self.space.parameter(name).normalise(value) for name, value in (workload or {}).items()}
 
+    def _tune_values(self, workload: Mapping | None) -> dict:
+        """``workload`` as values: a level where it denotes one, else the size or integer it parses to (a value
+        between levels, tuned as ``iotune tune`` does, in a study with the level added)."""
+        from iotune.errors import SpaceError
+        from iotune.units import parse_size
+
+        out = {}
+        for name, value in (workload or {}).items():
+            parameter = self.space.parameter(name)
+            try:
+                out[name] = parameter.normalise(value)
+            except SpaceError:
+                if parameter.type == "size" and not isinstance(value, bool):
+                    out[name] = parse_size(value) if isinstance(value, str) else int(value)
+                elif parameter.type == "integer" and not isinstance(value, bool):
+                    out[name] = int(value)
+                else:
+                    raise
+        return out
+
     def _reopen(self) -> None:
         self._study = StoredStudy.open(self.store, self.name)
 
@@ -194,21 +214,44 @@ class Study:
         return report
 
     def optimize(self, func: Callable[[dict], float], n_trials: int | None = None, *, sampler: str | None = None,
-                 repeats: int | None = None, seed: int | None = None, progress: Progress | None = None):
-        """Minimise ``func(config) -> seconds`` over the space: ``sampler`` (default: the spec's) proposes at most
-        ``n_trials`` configurations, each run ``repeats`` times (default: the spec's).
+                 repeats: int | None = None, seed: int | None = None, progress: Progress | None = None,
+                 catch: tuple[type[BaseException], ...] = ()):
+        """Minimise ``func(config) -> seconds`` over the space: ``sampler`` (default: the spec's) proposes the
+        configurations, each run ``repeats`` times, and ``func`` is called ``n_trials`` times in all (as optuna
+        counts trials; ``repeats`` defaults to 1 then, and must divide ``n_trials``; without ``n_trials``, every
+        configuration the sampler proposes, ``repeats`` defaulting to the spec's).
 
-        ``config`` is a dict of parameter values.  An exception in ``func`` or a return value that is not a
-        number of seconds > 0 is a FAILED trial with the error; the study goes on.  Returns the campaign report.
+        ``config`` is a dict of parameter values.  An exception in ``func`` is recorded as a FAILED trial and then
+        raised, unless its type is in ``catch`` (as optuna's ``catch``): then the study goes on, and the report
+        counts the failures and keeps the first error (``report.first_error``).  A return value that is not a
+        number of seconds > 0 is a FAILED trial.  Returns the campaign report.
         """
         from iotune.runners.function import FunctionRunner
 
         if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1):
-            raise IotuneError(f"n_trials must be a number of configurations >= 1, got {n_trials!r}")
+            raise IotuneError(f"n_trials must be a number of calls >= 1, got {n_trials!r}")
+        budget = None
+        if n_trials is not None:
+            repeats = repeats or 1
+            if n_trials % repeats:
+                raise IotuneError(f"n_trials ({n_trials}) counts calls: it must be a multiple of repeats ({repeats})")
+            budget = n_trials // repeats
         spec = self.spec.with_campaign(repeats=repeats)
-        report = run_bench(self.store, spec, self.name, runner=FunctionRunner(func), sampler=sampler,
-                           budget=n_trials, seed=seed, resume=True, progress=progress, check_benchmark=False)
-        self._reopen()
+        runner = FunctionRunner(func)
+
+        def heard(trial, measurement) -> None:
+            if progress is not None:
+                progress(trial, measurement)
+            error = runner.last_error
+            if error is not None and not isinstance(error, catch):
+                raise error  # recorded FAILED already (the worker calls this after storing the trial)
+
+        try:
+            report = run_bench(self.store, spec, self.name, runner=runner, sampler=sampler, budget=budget, seed=seed,
+                               resume=True, progress=heard, check_benchmark=False)
+        finally:
+            self._reopen()
+        report.first_error = runner.first_error
         return report
 
     def tune(self, workload: Mapping | None = None, budget: int = 10, *, objective: str = "time",
@@ -229,21 +272,33 @@ class Study:
         """
         from iotune.bench.platform import platform_info
         from iotune.study import Objective, Worker
-        from iotune.study.tune import Tuning
+        from iotune.study import Study as RunStudy
+        from iotune.study.tune import Tuning, extended_study_name, with_workload_levels
 
         self.spec.check_runnable()
         priors = tuple(p._study if isinstance(p, Study) else StoredStudy.open(self.store, p) for p in prior_studies)
+        values = self._tune_values(workload)
+        spec, extended = with_workload_levels(self.spec, values)
+        target = self._study
+        if extended:  # as `iotune tune` does: a study of the spec with the level added, this one as prior
+            target = RunStudy.open_or_create(self.store, extended_study_name(self.name, extended), spec, resume=True,
+                                             settings={"sampler": "tune", "objective": objective})
+            priors = (*priors, self._study)
         scratch = Path(scratch) if scratch is not None else default_scratch()
         scratch.mkdir(parents=True, exist_ok=True)
         named = isinstance(runner, str)
-        run, storage = runner_and_storage(self.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale) \
+        run, storage = runner_and_storage(spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale) \
             if named else (runner, None)
-        worker = Worker(self._study, run, scratch, storage=storage, platform=platform_info(scratch))
+        worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
         try:
-            tuning = Tuning(self._study, worker, self._workload(workload), budget, objective=Objective(objective),
+            tuning = Tuning(target, worker, values, budget, objective=Objective(objective),
                             prior_studies=priors, seed=seed, on_step=on_step, candidates=candidates,
                             baseline=baseline, race=race, precision=precision)
-            return tuning.run()
+            result = tuning.run()
+            if extended:
+                result.notes.append(f"the workload's {', '.join(extended)} is not a level of the spec: tuned in study "
+                                    f"{target.name} (the spec with that level added), with {self.name} as prior")
+            return result
         finally:
             worker.close()
             if named:
@@ -260,8 +315,10 @@ class Study:
             wanted = self._workload(workload)
             bests = [b for b in bests if all(b.workload.get(k) == v for k, v in wanted.items())]
         if not bests:
+            failed = [t for t in self._study.trials() if t.state == "FAILED"]
+            because = f" ({len(failed)} failed; the first: {failed[0].error})" if failed else ""
             raise StudyError(f"study {self.name!r} has no completed trial" +
-                             (f" of workload {dict(workload)}" if workload is not None else ""))
+                             (f" of workload {dict(workload)}" if workload is not None else "") + because)
         if len(bests) > 1:
             raise StudyError(f"study {self.name!r} measured {len(bests)} workloads; name one: best(workload="
                              f"{bests[0].workload})")

@@ -34,13 +34,14 @@ def seconds_of(config: dict) -> float:
 def test_optimize_records_failures_and_finds_the_fastest(tmp_path):
     seen = []
     with iotune.create_study(SPEC, storage=tmp_path / "lib.db") as study:
-        report = study.optimize(seconds_of, progress=lambda trial, m: seen.append(m.status))
+        report = study.optimize(seconds_of, progress=lambda trial, m: seen.append(m.status), catch=(OSError,))
         records = study.records()
         best = study.best(workload={"transfer_size": "1MiB"})
     assert len(records) == len(seen) == 24  # 2 workloads x 6 system configurations x 2 repeats
     failed = [r for r in records if r["state"] == "FAILED"]
     assert len(failed) == report.failed == 8
     assert any(r["error"].startswith("OSError: the application crashed") for r in failed)
+    assert report.first_error is not None
     assert any("returned nan" in r["error"] for r in failed)
     assert best.best.config == {"transfer_size": 2**20, "romio_cb_write": "automatic", "cb_buffer_size": 4 * 2**20}
     assert best.best.n == 2 and best.best.mean_time == pytest.approx(0.5 * (1 + 2**20 / 2**30))
@@ -57,9 +58,36 @@ def test_optimize_again_measures_only_what_is_new_and_load_study_reads_it(tmp_pa
     with iotune.create_study(SPEC, storage=url) as study:
         study.optimize(counted, n_trials=3, sampler="random", seed=3)
         study.optimize(counted, n_trials=3, sampler="random", seed=3)  # the same proposals: all in the store
-    assert len(calls) == 6  # 3 configurations x 2 repeats, once
+    assert len(calls) == 3  # n_trials counts calls (as optuna's): 3 configurations, once each, once
     with iotune.load_study("lib", storage=url) as again:
-        assert len(again.records()) == 6 and again.name == "lib"
+        assert len(again.records()) == 3 and again.name == "lib"
+
+
+def test_n_trials_counts_calls_and_a_failing_function_raises_unless_caught(tmp_path):
+    calls = []
+
+    def counted(config):
+        calls.append(config)
+        return 1.0
+
+    def broken(config):
+        calls.append(config)
+        raise ValueError("no such file: out.h5")
+
+    with iotune.create_study(SPEC, storage=tmp_path / "lib.db") as study:
+        study.optimize(counted, n_trials=12, sampler="random", seed=1)
+        assert len(calls) == 12
+        with pytest.raises(iotune.errors.IotuneError, match="multiple of repeats"):
+            study.optimize(counted, n_trials=5, repeats=2)
+    calls.clear()
+    with iotune.create_study({**SPEC, "name": "broken"}, storage=tmp_path / "lib.db") as study:
+        with pytest.raises(ValueError, match="out.h5"):  # optuna's default: the first error stops it
+            study.optimize(broken, n_trials=6, sampler="random", seed=1)
+        assert len(calls) == 1 and [r["state"] for r in study.records()].count("FAILED") == 1
+        report = study.optimize(broken, n_trials=6, sampler="random", seed=2, catch=(ValueError,))
+        assert report.failed >= 5 and report.first_error.startswith("ValueError: no such file: out.h5")
+        with pytest.raises(iotune.errors.StudyError, match=r"failed; the first: ValueError"):
+            study.best(workload={"transfer_size": "1MiB"})
 
 
 def test_a_runner_object_measures_with_bench(tmp_path):

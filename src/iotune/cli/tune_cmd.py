@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -30,6 +29,7 @@ from iotune.cli.options import (
 )
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
+from iotune.study.tune import extended_study_name, with_workload_levels
 
 
 def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benchmark to tune (omit it to tune a "
@@ -111,7 +111,7 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
 
         loaded = load_spec(spec)
         loaded.check_runnable()
-        _check_candidates(_with_levels(loaded, values)[0], values, seed)
+        _check_candidates(with_workload_levels(loaded, values)[0], values, seed)
     # an application is tuned in the space of a study already stored; prior studies must be stored already too
     with Store(db, create=not command and not prior) as store:
         if command:
@@ -125,11 +125,11 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
         else:
             tune_study = study or loaded.name
             priors = []
-        tuned_spec, extended = _with_levels(loaded, values)
+        tuned_spec, extended = with_workload_levels(loaded, values)
         if command:
             _check_candidates(tuned_spec, values, seed)
         if extended:
-            tune_study = f"{tune_study}-{'-'.join(extended)}"
+            tune_study = extended_study_name(tune_study, extended)
             existing = store.get_study(study or loaded.name) if not command else None
             priors += [Study.open(store, existing.name)] if existing is not None else []
             terminal.info(f"the workload's {', '.join(extended)} is not a level of the spec: tuning it in study "
@@ -275,32 +275,6 @@ def _with_processes(values: dict, command: list[str], space) -> dict:
     if "processes" in names and "processes" not in values and processes is not None:
         return {**values, "processes": processes}
     return values
-
-
-def _with_levels(spec, values: dict):
-    """The spec with each workload value that is not a level added as one (sorted), and the names extended."""
-    from iotune.space import Space
-    from iotune.workload import BENCHMARK_FIELDS
-
-    space = spec.space
-    unknown = [name for name in values if name not in {p.name for p in space.workload_parameters}
-               and name not in BENCHMARK_FIELDS]
-    if unknown:
-        raise IotuneError(f"--workload names {', '.join(unknown)}, not workload parameters of space {space.name!r}")
-    parameters, extended = [], []
-    for parameter in space.parameters:
-        value = values.get(parameter.name)
-        if parameter.role == "workload" and value is not None and value not in parameter.levels:
-            if parameter.type in ("integer", "size"):
-                levels = tuple(sorted([*parameter.levels, value]))
-            else:
-                levels = (*parameter.levels, value)
-            parameter = replace(parameter, levels=levels)
-            extended.append(f"{parameter.name}={parameter.format(value)}")
-        parameters.append(parameter)
-    if not extended:
-        return spec, []
-    return replace(spec, space=Space(space.name, parameters, space.constraints, space.description)), extended
 
 
 def _describe_workload(values: dict) -> str:

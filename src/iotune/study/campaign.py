@@ -82,6 +82,7 @@ class CampaignReport:
     testbeds_built: int = 0
     testbed_warnings: list[str] = field(default_factory=list)
     best: tuple[Configuration, Outcome] | None = None
+    first_error: str | None = None
 
 
 class Campaign:

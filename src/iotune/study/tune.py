@@ -48,8 +48,8 @@ from iotune.variability.estimate import Run
 from iotune.variability.estimate import estimate as estimate_runs
 
 __all__ = ["REASONS_KEY", "ROUNDS_KEY", "Estimate", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning",
-           "declared_best", "features", "prior_outcomes", "summarise_runs", "time_cost_front",
-           "workload_configurations"]
+           "declared_best", "extended_study_name", "features", "prior_outcomes", "summarise_runs", "time_cost_front",
+           "with_workload_levels", "workload_configurations"]
 
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
@@ -422,3 +422,37 @@ def time_cost_front(points: list[FrontPoint]) -> list[FrontPoint]:
         if not front or point.cost < front[-1].cost:
             front.append(point)
     return front
+
+
+def with_workload_levels(spec, values: dict):
+    """The spec with each workload value that is not a level added as one (sorted), and the names extended
+    (``transfer_size=3MiB``): any workload can be tuned, in a study of its own (:func:`extended_study_name`)."""
+    from dataclasses import replace
+
+    from iotune.space import Space
+    from iotune.workload import BENCHMARK_FIELDS
+
+    space = spec.space
+    unknown = [name for name in values if name not in {p.name for p in space.workload_parameters}
+               and name not in BENCHMARK_FIELDS]
+    if unknown:
+        raise TuneError(f"--workload names {', '.join(unknown)}, not workload parameters of space {space.name!r}")
+    parameters, extended = [], []
+    for parameter in space.parameters:
+        value = values.get(parameter.name)
+        if parameter.role == "workload" and value is not None and value not in parameter.levels:
+            if parameter.type in ("integer", "size"):
+                levels = tuple(sorted([*parameter.levels, value]))
+            else:
+                levels = (*parameter.levels, value)
+            parameter = replace(parameter, levels=levels)
+            extended.append(f"{parameter.name}={parameter.format(value)}")
+        parameters.append(parameter)
+    if not extended:
+        return spec, []
+    return replace(spec, space=Space(space.name, parameters, space.constraints, space.description)), extended
+
+
+def extended_study_name(study: str, extended: list[str]) -> str:
+    """The study a workload with values added as levels is tuned in (``hints-transfer_size=3MiB``)."""
+    return f"{study}-{'-'.join(extended)}"
