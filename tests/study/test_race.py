@@ -122,3 +122,11 @@ def test_an_unseeded_drift_does_not_make_the_race_claim_more_than_it_holds(tmp_p
         truth = default / times[result.best.configuration.key]
         covered += result.gain_low <= truth <= result.gain_high
     assert covered >= len(seeds) - 1
+
+
+def test_every_run_records_the_load_it_was_measured_under(tmp_path):
+    with measured_store(tmp_path) as store:
+        tuning(store, tmp_path, 3, DriftingLandscape(), race=False).run()
+        trials = [t for t in store.trials("landscape") if t.state == "COMPLETE"]
+    conditions = [t.extra.get("conditions") or {} for t in trials]
+    assert all(isinstance(c.get("load_before"), float) and c.get("cores") for c in conditions)

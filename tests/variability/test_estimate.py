@@ -77,3 +77,12 @@ def test_unraced_runs_are_compared_unpaired_with_the_pick_corrected_for_every_co
 def test_a_configuration_that_failed_a_run_is_not_picked_while_another_succeeded():
     runs = [Run("a", 1.0), Run("a", None), Run("b", 2.0), Run("b", 2.1)]
     assert estimate(runs).best == "b"
+
+
+def test_runs_compared_under_very_different_loads_are_warned_about_unless_raced():
+    from iotune.variability.estimate import load_note
+
+    assert "load of 8.0" in load_note([8.0, 7.5, 8.5], [1.0, 1.2], confirmed=False)
+    assert load_note([1.1, 1.0], [1.3, 0.9], confirmed=False) is None
+    assert load_note([8.0], [1.0], confirmed=True) is None  # paired rounds: the load cancels
+    assert load_note([], [1.0], confirmed=False) is None

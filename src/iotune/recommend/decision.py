@@ -43,7 +43,7 @@ from iotune.variability.confidence import (
     spread_of_workloads,
     workload_spread,
 )
-from iotune.variability.estimate import Run, estimate, geometric_mean
+from iotune.variability.estimate import Run, estimate, geometric_mean, load_note
 
 MIN_HELD_OUT = 2
 """Measured workloads a transfer prediction must be judged on before it is trusted."""
@@ -67,6 +67,7 @@ class Measured:
     not_in_effect: dict[str, tuple[str, str]] = field(default_factory=dict)
     effective: dict = field(default_factory=dict)
     rounds: list[int | None] = field(default_factory=list)
+    loads: list[float] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -171,6 +172,9 @@ def measured_configurations(space, trials) -> dict[str, list[Measured]]:
             found[trial.config_key] = Measured(dict(trial.config), trial.config_key, [])
         found[trial.config_key].times.append(seconds)
         found[trial.config_key].rounds.append(getattr(trial, "race_round", None))
+        load = ((getattr(trial, "extra", None) or {}).get("conditions") or {}).get("load_before")
+        if isinstance(load, int | float) and not isinstance(load, bool):
+            found[trial.config_key].loads.append(float(load))
         if trial.config_key not in read_back and getattr(trial, "hints_in_effect", None):
             read_back[trial.config_key] = trial.hints_in_effect
     out = {}
@@ -290,6 +294,10 @@ def decide_measured(space, workload: dict, ranked: list[Measured], study_groups:
                             "the fastest, as far as these runs show")
     if best.not_in_effect:
         decision.notes.append(not_in_effect_text(best.not_in_effect))
+    if measured_default is not None and measured_default is not best:
+        note = load_note(best.loads, measured_default.loads, found.confirmed)
+        if note:
+            decision.notes.append(note)
     if same:
         decision.notes.append(f"{len(same)} other measured configuration(s) ran exactly as this one (hints not in "
                               "effect make them identical)")

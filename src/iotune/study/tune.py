@@ -241,7 +241,24 @@ class Tuning:
         if not self.sampler.baseline and result.best is not None and result.default is None:
             result.notes.append(NO_BASELINE)
         result.front = self._front() if self.objective.name == "cost" else []
+        note = self._load_note(result)
+        if note:
+            result.notes.append(note)
         return result
+
+    def _load_note(self, result: TuneResult) -> str | None:
+        """Warn when the best's and the default's runs were measured under very different loads (unraced)."""
+        from iotune.variability.estimate import load_note
+
+        if result.best is None or result.default is None:
+            return None
+        loads: dict[str, list[float]] = {}
+        for trial in self.study.trials():
+            load = ((trial.extra or {}).get("conditions") or {}).get("load_before")
+            if trial.workload_key == self.workload_key and isinstance(load, int | float):
+                loads.setdefault(trial.config_key, []).append(float(load))
+        return load_note(loads.get(result.best.configuration.key, []),
+                         loads.get(result.default.configuration.key, []), result.confirmed)
 
     def _race(self, baseline: bool):
         """The race that ends this tuning (:mod:`iotune.samplers.race`), with the rounds its runs already played."""

@@ -16,6 +16,7 @@ it closes.
 from __future__ import annotations
 
 import json
+import os
 import random
 import time
 from collections.abc import Callable
@@ -178,10 +179,12 @@ class Worker:
             runner, scratch = self._testbed(storage)
         self._set_platform(trial, storage)
         beat = Renewal(lambda: self.store.heartbeat(trial.id, self.owner), self.heartbeat_s, "iotune-heartbeat")
+        before = machine_load()
         with beat:
             by_configuration = getattr(runner, "run_configuration", None)  # a runner that needs the values
             measurement = (by_configuration(trial.config, spec, scratch) if by_configuration
                            else runner.run(spec, scratch))
+        measurement.extra.setdefault("conditions", {**before, "load_after": machine_load()["load_before"]})
         if storage is not None:
             measurement.extra["storage"] = storage.to_dict()
         measurement.extra.update(self.extra)
@@ -244,3 +247,13 @@ def _finished(store, study_id: int, wanted: set[tuple[str, int]]) -> bool:
         return False  # cheap while trials are queued or running: the full check reads every trial's state
     states = store.trial_states(study_id)
     return all(states.get(item) in ("COMPLETE", "FAILED", "INVALID") for item in wanted)
+
+
+def machine_load() -> dict:
+    """The conditions a run is measured under: this host's 1-minute load average and its cores (the load of the
+    node the worker runs on; a run on other nodes of a cluster may see another)."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return {"load_before": None, "cores": os.cpu_count()}
+    return {"load_before": round(load, 2), "cores": os.cpu_count()}

@@ -208,6 +208,24 @@ def _compare(out: Estimate, values: dict[str, list[float]], blocks: dict[str, di
     out.separated = None if measured == 1 else len(out.tied) == 1
 
 
+LOAD_RATIO = 2.0
+"""Median loads of two compared configurations' runs further apart than this are warned about."""
+
+
+def load_note(best: list[float], baseline: list[float], confirmed: bool) -> str | None:
+    """A warning when the best's runs and the baseline's were measured under very different loads (1-minute load
+    averages of the host): their ratio may then be the load's.  None when paired by a race (the load cancels),
+    unknown, or alike."""
+    if confirmed or not best or not baseline:
+        return None
+    high, low = sorted((statistics.median(best), statistics.median(baseline)), reverse=True)
+    if high <= LOAD_RATIO * max(low, 0.5):
+        return None
+    return (f"the best's runs were measured at a load of {statistics.median(best):.1f}, the default's at "
+            f"{statistics.median(baseline):.1f} (median 1-minute load average): part of the gain may be the load's; "
+            "runs interleaved under one load would tell (`iotune tune` races them)")
+
+
 def runs_needed(noise: Noise, half_width: float, confidence: float = CONFIDENCE, comparisons: int = 1) -> int:
     """Rounds (pairs of runs) for the log interval of a ratio to be within ± ``half_width`` (paper 003's
     repeats needed for an interval to converge, for a ratio: q s sqrt(2 / n) <= half_width, q at the noise's
@@ -218,4 +236,5 @@ def runs_needed(noise: Noise, half_width: float, confidence: float = CONFIDENCE,
     return max(MIN_RACE_ROUNDS, math.ceil(2.0 * (q * noise.spread / half_width) ** 2))
 
 
-__all__ = ["MIN_RACE_ROUNDS", "Estimate", "Run", "estimate", "geometric_mean", "paired_ratio", "runs_needed"]
+__all__ = ["LOAD_RATIO", "MIN_RACE_ROUNDS", "Estimate", "Run", "estimate", "geometric_mean", "load_note",
+           "paired_ratio", "runs_needed"]
