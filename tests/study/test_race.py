@@ -16,17 +16,21 @@ TARGET = {"transfer_size": 256 * 1024}
 
 
 class DriftingLandscape(Landscape):
-    """The landscape with 15% noise a run, under a load that triples the time of every run for a while and
-    then falls again (a shared machine)."""
+    """The landscape with 15% noise a run, under a load that triples the time of every run for ``period`` runs
+    and then falls again (a shared machine); ``smooth``: a load that rises and falls between 1x and 3x over
+    ``period`` runs instead."""
 
-    def __init__(self, seed: int = 1, noise: float = 0.15, period: int = 5):
+    def __init__(self, seed: int = 1, noise: float = 0.15, period: int = 5, smooth: bool = False):
         super().__init__(seed=seed)
-        self.noise, self.period, self.count = noise, period, 0
+        self.noise, self.period, self.count, self.smooth = noise, period, 0, smooth
 
     def run(self, spec, scratch):
         quiet = super().run(spec, scratch)
         self.count += 1
-        load = 3.0 if (self.count // self.period) % 2 else 1.0
+        if self.smooth:
+            load = 2.0 + math.sin(2 * math.pi * self.count / self.period)
+        else:
+            load = 3.0 if (self.count // self.period) % 2 else 1.0
         seconds = quiet.phases[0].seconds * load * math.exp(self.noise * self.random.gauss(0, 1))
         return Measurement("COMPLETE", [PhaseResult("write", spec.aggregate_bytes, seconds, 0, seconds, 0, 1)],
                            wall_seconds=seconds)
@@ -67,7 +71,7 @@ def test_the_race_interleaves_the_racers_and_its_runs_count_in_the_budget(tmp_pa
 def test_paired_rounds_decide_the_gain_under_a_drifting_load(tmp_path):
     default, times = true_gain()
     with measured_store(tmp_path) as store:
-        result = tuning(store, tmp_path, 20, DriftingLandscape(seed=3, noise=0.1, period=8)).run()
+        result = tuning(store, tmp_path, 20, DriftingLandscape(seed=3, noise=0.1, period=16, smooth=True)).run()
     truth = default / times[result.best.configuration.key]
     assert result.confirmed and result.race_rounds >= 2
     assert result.gain_low <= truth <= result.gain_high

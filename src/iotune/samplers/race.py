@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import math
 
-from iotune.variability.confidence import CONFIDENCE
+from iotune.variability.confidence import CONFIDENCE, MIN_DOF
 from iotune.variability.estimate import MIN_RACE_ROUNDS, Estimate, Run, estimate, runs_needed
 
 MAX_CONTENDERS = 1
 """Contenders raced beside the incumbent and the baseline (each costs a run per round)."""
 CONTENDER_ROUNDS = 2
 """Rounds a contender races before the best of the racers is picked and only it and the baseline race on."""
+MIN_DECIDING_ROUNDS = 3
+"""Rounds a race runs before it may end as decided."""
 RESERVE_SHARE = 0.6
 """Share of the budget kept for the race (at budget 20: 8 runs of search, 12 of race)."""
 MIN_BUDGET = 6
@@ -173,8 +175,8 @@ class Race:
     def _settled(self, current: Estimate) -> bool:
         """Whether the race has decided: every other racer separated from the best, the gain's interval on one
         side of 1 (or the baseline itself best and ahead), and narrow enough for ``precision``."""
-        paired = current.paired_noise
-        if current.best is None or not current.confirmed or paired is None or "conservative prior" in paired.source:
+        if current.best is None or not current.confirmed or current.paired_dof < MIN_DOF \
+                or self.round < MIN_DECIDING_ROUNDS:
             return False  # too few rounds yet to know the paired noise from the race itself
         others = [str(i) for i in self.racers if str(i) != current.best]
         if any(current.ratios.get(k) is None or current.ratios[k].low <= 1.0 for k in others):

@@ -28,11 +28,14 @@ from dataclasses import dataclass, field
 
 from iotune.variability.confidence import (
     CONFIDENCE,
+    MIN_DOF,
+    PRIOR_SPREAD,
     Interval,
     Noise,
     mean_interval,
     noise_from,
     ratio_interval,
+    workload_spread,
 )
 
 MIN_RACE_ROUNDS = 2
@@ -74,6 +77,7 @@ class Estimate:
     separated: bool | None = None
     racers: list[str] = field(default_factory=list)
     rounds: int = 0
+    paired_dof: int = 0
     confirmed: bool = False
     failed: set[str] = field(default_factory=set)
 
@@ -120,7 +124,7 @@ def estimate(runs: Iterable[Run], *, baseline: str | None = None, elsewhere: tup
     if blocks:
         out.racers = sorted(blocks)
         out.rounds = len({r for rounds in blocks.values() for r in rounds})
-        out.paired_noise = _paired_noise(blocks)
+        out.paired_noise, out.paired_dof = _paired_noise(blocks, workload_spread(values.values()))
         out.best = min((k for k in out.racers if k in eligible),
                        key=lambda k: (geometric_mean(blocks[k].values()), k))
         out.confirmed = True
@@ -147,10 +151,13 @@ def _raced(runs: list[Run], eligible: list[str]) -> dict[str, dict[int, float]]:
     return shared
 
 
-def _paired_noise(blocks: dict[str, dict[int, float]]) -> Noise:
+def _paired_noise(blocks: dict[str, dict[int, float]], unpaired: tuple[float, int]) -> tuple[Noise, int]:
     """The residual noise of the additive model log value = configuration + round over the raced values (fitted
-    by alternating means, exact for complete rounds), with the conservative prior for the degrees of freedom
-    missing below ``MIN_DOF`` (:func:`noise_from`)."""
+    by alternating means, exact for complete rounds), and its own degrees of freedom.  Below ``MIN_DOF`` of
+    them the missing ones are filled with this workload's unpaired spread (``unpaired``: it holds the drift the
+    rounds remove, so it can only be larger), else with the conservative prior.  Other workloads' repeats are
+    not pooled in: measured under other loads, a quiet store made two rounds under a drifting load look
+    decisive."""
     cells = [(key, r, math.log(v)) for key, by_round in blocks.items() for r, v in by_round.items()]
     configs = {key: 0.0 for key in blocks}
     rounds = {r: 0.0 for _, r, _ in cells}
@@ -160,10 +167,14 @@ def _paired_noise(blocks: dict[str, dict[int, float]]) -> Noise:
         for r in rounds:
             rounds[r] = statistics.fmean(y - configs[k] for k, rr, y in cells if rr == r)
     squares = sum((y - configs[k] - rounds[r]) ** 2 for k, r, y in cells)
-    dof = len(cells) - len(configs) - len(rounds) + 1
-    # other workloads' repeats are not pooled in: they were measured under other loads, and a race's few rounds
-    # would take their spread for its own (a quiet store made two rounds under a drifting load look decisive)
-    return noise_from((), (0.0, 0), own=(squares, dof) if dof > 0 else (0.0, 0))
+    dof = max(0, len(cells) - len(configs) - len(rounds) + 1)
+    fill, source = (unpaired[0], "this workload's unpaired repeats") if unpaired[1] else \
+        (PRIOR_SPREAD, f"a conservative prior of ±{PRIOR_SPREAD:.0%}")
+    missing = max(0, MIN_DOF - dof)
+    spread = math.sqrt((squares + fill**2 * missing) / (dof + missing))
+    parts = [f"{dof} from the race's rounds"] + ([f"{missing} from {source}"] if missing else [])
+    return Noise(spread, float(dof + missing), f"±{spread:.0%} a run, paired by round ({' + '.join(parts)} "
+                 "degrees of freedom)"), dof
 
 
 def paired_ratio(numerator: dict[int, float], denominator: dict[int, float], noise: Noise,
