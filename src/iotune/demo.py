@@ -33,7 +33,7 @@ from iotune.study.tune import Step, TuneResult, Tuning
 from iotune.units import format_size
 
 HELD_OUT = {"transfer_size": 256 * 1024, "collective": True}
-TUNE_BUDGET = 4
+TUNE_BUDGET = 12
 """Runs the tuner may spend on the held-out workload (of its 10 configurations)."""
 
 if TYPE_CHECKING:

@@ -376,11 +376,13 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         "study": study.name, "objective": result.objective, "budget": result.budget, "runs": result.runs,
         "candidates": result.candidates, "notes": result.notes,
         "best": None if best is None else {"configuration": best.configuration.to_dict(), "mean": best.mean,
-                                           "runs": best.runs, "interval_95": [best.low, best.high]},
+                                           "runs": best.runs,
+                                           "interval_95": None if best.low is None else [best.low, best.high]},
         "default": None if result.default is None else {"configuration": result.default.configuration.to_dict(),
                                                          "mean": result.default.mean, "runs": result.default.runs},
         "gain_vs_default": None if result.gain is None or noise else {
-            "ratio": result.gain, "interval_95": [result.gain_low, result.gain_high]},
+            "ratio": result.gain,
+            "interval_95": None if result.gain_low is None else [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
         "noise": result.noise,
         "race": {"runs": result.race_runs, "rounds": result.race_rounds, "confirmed": result.confirmed,
@@ -415,10 +417,15 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
     what = " of wall time" if startup is not None else ""
     low, high = (best.high, best.low) if measure is not None and measure.metric and measure.metric.maximize else \
         (best.low, best.high)
+    interval = "no interval" if low is None or high is None else f"95% interval {text(low)} .. {text(high)}"
     terminal.success(f"best: {best.configuration.describe()} at {text(best.mean)}{what} "
-                     f"(95% interval {text(low)} .. {text(high)}, {_runs_text(best.runs)})")
+                     f"({interval}, {_runs_text(best.runs)})")
     if noise:
         terminal.warn(noise)
+    elif result.gain is not None and result.gain_low is None:
+        terminal.warn(f"against the default configuration ({text(result.default.mean)}): {result.gain:.2f}x, with no "
+                      "interval: no configuration has run twice, so the run-to-run noise is unknown (a budget of 6 "
+                      "or more races the best against the default to measure it)")
     elif result.gain is not None:
         against = (f"against the default configuration ({text(result.default.mean)}): "
                    f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")

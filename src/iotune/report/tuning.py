@@ -68,16 +68,19 @@ def tuning_table(data, trials: list, objective: Objective, store_groups) -> tupl
                      _display(value, name),
                      None if best is None or best_index is None else system_label(space, configs[best_index]),
                      None if best is None else _display(best.value, name),
-                     None if best is None else _display(best.high if name == "bandwidth" else best.low, name),
-                     None if best is None else _display(best.low if name == "bandwidth" else best.high, name),
+                     None if best is None or not summary.known else
+                     _display(best.high if name == "bandwidth" else best.low, name),
+                     None if best is None or not summary.known else
+                     _display(best.low if name == "bandwidth" else best.high, name),
                      None if best is None else best.runs))
     unit = _unit(name)
     table = Table(("run", "configuration", "why it was chosen", unit, "best so far", f"best so far: mean {unit}",
                    "95% low", "95% high", "best's runs"), rows,
                   f"Tuning of {label_of(space, workload, 'workload')}",
-                  "Runs in the order they were queued. Best so far: the measured configuration with the lowest mean "
-                  "(never failed); its 95% interval allows for the noise (" + summary.noise.source + ") and for "
-                  "its having been picked as the lowest of those measured.")
+                  "Runs in the order they were queued. Best so far: the configuration `tune` declares (the lowest "
+                  "geometric mean, never failed; over the race's rounds once it raced); its 95% interval allows for "
+                  "the noise (" + summary.noise.source + ") and for its having been picked as the lowest of those "
+                  "measured (or raced), and is left out while no configuration has run twice.")
     label = None if summary.best is None or summary.best_index is None else \
         system_label(space, configs[summary.best_index])
     return table, _closing(summary, name, label)
@@ -89,10 +92,14 @@ def _closing(summary, objective: str, label: str | None) -> str:
     runs = "one run" if summary.best.runs == 1 else f"{summary.best.runs} runs"
     unit = {"time": " s", "bandwidth": " MiB/s"}.get(objective, "")
     text = f"Declared best: {label}, {fmt_number(_display(summary.best.value, objective))}{unit} from {runs}"
-    if summary.gain is not None:
+    if summary.gain is not None and not summary.known:
+        text += (f"; {fmt_number(summary.gain.value)}x the default configuration (no interval: no configuration "
+                 "ran twice, so the run-to-run noise is unknown)")
+    elif summary.gain is not None:
         text += (f"; {fmt_number(summary.gain.value)}x the default configuration (95% interval "
                  f"{fmt_number(summary.gain.low)}x .. {fmt_number(summary.gain.high)}x"
-                 + (", which includes no gain" if summary.gain.low <= 1 else "") + ")")
+                 + (", which includes no gain" if summary.gain.low <= 1 else "")
+                 + (", from a race's paired rounds" if summary.confirmed else "") + ")")
     if summary.separated is True:
         text += "; separated from the runner-up beyond the noise"
     elif summary.separated is False:

@@ -79,8 +79,8 @@ class Estimate:
     configuration: Configuration
     mean: float
     runs: int
-    low: float
-    high: float
+    low: float | None
+    high: float | None
 
 
 @dataclass
@@ -287,16 +287,23 @@ class Tuning:
         rounds = [run.round for run in race.runs] if race is not None else None
         summary = summarise_runs(observations, self._best(observations), default, self._store_groups(), rounds)
 
+        # no configuration ran twice and no repeat is in the store: the noise is unknown, and an interval from
+        # the conservative prior alone (at its few degrees of freedom) would be too wide to say anything
+        known = summary.known
+
         def estimate(index, interval):
             return None if interval is None else Estimate(self.candidates[index], interval.value, interval.runs,
-                                                          interval.low, interval.high)
+                                                          interval.low if known else None,
+                                                          interval.high if known else None)
 
         result.best = estimate(summary.best_index, summary.best)
         result.default = estimate(default, summary.default)
         if summary.gain is not None:
-            result.gain, result.gain_low, result.gain_high = summary.gain.value, summary.gain.low, summary.gain.high
+            result.gain = summary.gain.value
+            if known:
+                result.gain_low, result.gain_high = summary.gain.low, summary.gain.high
         result.runner_up = estimate(summary.runner_up_index, summary.runner_up)
-        result.separated = summary.separated
+        result.separated = summary.separated if known else None
         result.noise = summary.noise.source
         result.confirmed = summary.confirmed
         result.decided = summary.decided
@@ -396,6 +403,9 @@ class RunSummary:
     decided: bool = False
     rounds: int = 0
     estimate: RunsEstimate | None = None
+    known: bool = False
+    """Whether the intervals say something: a repeat measured the noise (here, in the store, or by a race);
+    from the conservative prior alone they are too wide to act on, and are not stated."""
 
 
 def summarise_runs(observations, best: int | None, default: int | None, store_groups=(),
@@ -413,7 +423,8 @@ def summarise_runs(observations, best: int | None, default: int | None, store_gr
     runs = [Run(str(i), v, r) for (i, v), r in zip(observations, rounds, strict=False)]
     found = estimate_runs(runs, baseline=None if default is None else str(default),
                           elsewhere=store_spread(store_groups), pick_from=None if best is None else [str(best)])
-    summary = RunSummary(found.noise, estimate=found, confirmed=found.confirmed, rounds=found.rounds)
+    summary = RunSummary(found.noise, estimate=found, confirmed=found.confirmed, rounds=found.rounds,
+                         known=found.known or found.confirmed)
     if found.best is None:
         return summary
     values: dict[str, list[float]] = {}

@@ -196,16 +196,15 @@ def _compare(out: Estimate, values: dict[str, list[float]], blocks: dict[str, di
         # the baseline is not one of the configurations the best is picked from: when it comes out fastest
         # no gain is stated
         picked_from = sum(1 for key in blocks if key not in out.failed and key != out.baseline) or 1
-        paired = out.paired_noise
-        assert paired is not None
         out.best_mean = mean_interval(list(blocks[best].values()), out.noise, confidence, picked_from)
     else:
         picked_from = measured
         out.best_mean = mean_interval(values[best], out.noise, confidence, picked_from)
 
     def ratio(other: str) -> Interval:
-        if blocks and other in blocks and len(set(blocks[other]) & set(blocks[best])) >= MIN_RACE_ROUNDS:
-            return paired_ratio(blocks[other], blocks[best], out.paired_noise, confidence, picked_from)
+        paired = out.paired_noise
+        if paired is not None and other in blocks and len(set(blocks[other]) & set(blocks[best])) >= MIN_RACE_ROUNDS:
+            return paired_ratio(blocks[other], blocks[best], paired, confidence, picked_from)
         return ratio_interval(values[other], values[best], out.noise, confidence, measured)
 
     out.ratios = {key: ratio(key) for key in out.ranked[1:]}

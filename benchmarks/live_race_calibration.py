@@ -1,0 +1,151 @@
+"""Live calibration of ``iotune tune``'s decision (issue 29): real MPI-IO runs on this machine, many tunings,
+judged against a many-repeat truth measured in the same run of the benchmark.
+
+Two workloads of a collective-buffering hint space (2 MPI processes, one shared file written and read in
+interleaved 16 or 32 KiB blocks, fsync, the page cache dropped before reads as root) whose default, ROMIO's
+automatic collective buffering with 4 MiB buffers, is slower than the best by more than 1.3x.  The truth is
+every configuration's geometric mean over ``--truth-repeats`` repeats, half measured before the tunings and
+half after (interleaved by the campaign's rounds), so that it holds the load the tunings saw.  Each tuning
+starts from an empty store (its own SQLite file: no prior, no other workload's noise) and runs
+``Study.tune(budget=...)`` with the race (the product) and without it (``race=False``), alternately.
+
+Per workload and mode: coverage of the 95% gain interval (the truth's default / the truth's declared best
+inside it), decided (its lower bound above 1), median width (high / low), median stated / true gain, the
+declared best's truth within 5% of the fastest, and the host's load average over the tunings.
+
+    .venv/bin/python benchmarks/live_race_calibration.py [--tunings 10] [--budget 20] [--truth-repeats 10]
+        [--label quiet] [--out benchmarks/results/live_race_calibration_quiet.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import iotune
+from iotune.recommend.decision import measured_configurations
+
+SPEC = """
+name: live
+parameters:
+  - {name: transfer_size, type: size, levels: [16KiB, 32KiB], role: workload, layer: application}
+  - {name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio}
+  - {name: romio_cb_read, type: categorical, levels: [automatic, disable], role: system, layer: mpiio}
+  - {name: cb_buffer_size, type: size, levels: [4MiB, 64KiB], role: system, layer: mpiio,
+     when: "romio_cb_write != 'disable'"}
+benchmark: {api: MPIIO, processes: 2, block_size: 64KiB, segment_count: 128, collective: true,
+            operation: readwrite, fsync: true}
+campaign: {repeats: 1}
+"""
+WORKLOADS = ({"transfer_size": "16KiB"}, {"transfer_size": "32KiB"})
+
+
+def truth_of(study) -> dict[str, dict[str, float]]:
+    """Geometric mean time of every configuration, by workload key then configuration key."""
+    groups = measured_configurations(study.space, study.stored.trials())
+    return {workload: {m.key: m.mean for m in ranked} for workload, ranked in groups.items()}
+
+
+def tune_once(spec_path: Path, workload: dict, budget: int, race: bool, scratch: Path) -> dict:
+    with tempfile.TemporaryDirectory(prefix="iotune-live-") as folder:
+        with iotune.create_study(spec_path, storage=Path(folder) / "tune.db") as study:
+            load = os.getloadavg()[0]
+            start = time.perf_counter()
+            result = study.tune(workload=workload, budget=budget, race=race, scratch=scratch)
+            return {"workload": workload, "race": race, "runs": result.runs, "seconds": time.perf_counter() - start,
+                    "load": (load + os.getloadavg()[0]) / 2,
+                    "best": None if result.best is None else result.best.configuration.key,
+                    "workload_key": None if result.best is None else result.best.configuration.workload_key,
+                    "default": None if result.default is None else result.default.configuration.key,
+                    "gain": result.gain, "low": result.gain_low, "high": result.gain_high,
+                    "confirmed": result.confirmed, "race_runs": result.race_runs}
+
+
+def judge(rows: list[dict], truth: dict[str, dict[str, float]]) -> list[dict]:
+    out = []
+    for workload in WORKLOADS:
+        for race in (True, False):
+            group = [r for r in rows if r["workload"] == workload and r["race"] == race and r["gain"] is not None]
+            judged = []
+            for r in group:
+                cells = truth[r["workload_key"]]
+                true_gain = cells[r["default"]] / cells[r["best"]]
+                judged.append({"covered": r["low"] <= true_gain <= r["high"], "decided": r["low"] > 1,
+                               "width": r["high"] / r["low"], "stated_over_true": r["gain"] / true_gain,
+                               "pick": cells[r["best"]] <= 1.05 * min(cells.values()), "true_gain": true_gain})
+            if not judged:
+                continue
+            cells = truth[group[0]["workload_key"]]
+            out.append({"workload": workload["transfer_size"], "race": race, "tunings": len(judged),
+                        "true_gain_of_the_best": cells[group[0]["default"]] / min(cells.values()),
+                        "coverage": statistics.fmean(j["covered"] for j in judged),
+                        "decided": statistics.fmean(j["decided"] for j in judged),
+                        "median_width": statistics.median(j["width"] for j in judged),
+                        "median_stated_over_true": statistics.median(j["stated_over_true"] for j in judged),
+                        "pick": statistics.fmean(j["pick"] for j in judged),
+                        "mean_runs": statistics.fmean(r["runs"] for r in group),
+                        "mean_load": statistics.fmean(r["load"] for r in group)})
+    return out
+
+
+def markdown(summary: list[dict]) -> str:
+    lines = ["| workload | race | tunings | true gain of the fastest | gain covered | decided | median high/low | "
+             "median stated/true | pick within 5% | runs | load |", "|---" * 11 + "|"]
+    for s in summary:
+        lines.append(f"| {s['workload']} | {'yes' if s['race'] else 'no'} | {s['tunings']} | "
+                     f"{s['true_gain_of_the_best']:.2f}x | {s['coverage']:.2f} | {s['decided']:.2f} | "
+                     f"{s['median_width']:.3g} | {s['median_stated_over_true']:.3f} | {s['pick']:.2f} | "
+                     f"{s['mean_runs']:.1f} | {s['mean_load']:.1f} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tunings", type=int, default=10, help="tunings per workload and mode")
+    parser.add_argument("--budget", type=int, default=20)
+    parser.add_argument("--truth-repeats", type=int, default=10)
+    parser.add_argument("--label", default="")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="iotune-live-") as folder:
+        work = Path(folder)
+        spec_path = work / "live.yaml"
+        spec_path.write_text(SPEC)
+        scratch = work / "scratch"
+        scratch.mkdir()
+        loads = [os.getloadavg()[0]]
+        with iotune.create_study(spec_path, storage=work / "truth.db") as truth_study:
+            truth_study.bench(repeats=args.truth_repeats // 2, scratch=scratch)
+            rows = []
+            for i in range(args.tunings):
+                for workload in WORKLOADS:
+                    for race in ((True, False) if i % 2 == 0 else (False, True)):
+                        rows.append(tune_once(spec_path, workload, args.budget, race, scratch))
+                        loads.append(os.getloadavg()[0])
+                print(f"tuning round {i + 1}/{args.tunings} done ({time.perf_counter() - started:.0f} s)",
+                      file=sys.stderr)
+            truth_study.bench(repeats=args.truth_repeats, scratch=scratch)
+            truth = truth_of(truth_study)
+    summary = judge(rows, truth)
+    print(f"live race calibration{' (' + args.label + ')' if args.label else ''}: {len(rows)} tunings, budget "
+          f"{args.budget}, truth {args.truth_repeats} repeats, {time.perf_counter() - started:.0f} s, load average "
+          f"{min(loads):.1f}-{max(loads):.1f}; Python {platform.python_version()}, {os.cpu_count()} cores")
+    print(markdown(summary))
+    if args.out:
+        Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "label": args.label,
+                                              "loads": [min(loads), max(loads)], "summary": summary, "rows": rows},
+                                             indent=1, default=str))
+    return 0 if all(math.isfinite(s["coverage"]) for s in summary) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
