@@ -86,3 +86,22 @@ def test_results_recommend_tune_report_and_the_api_state_the_same_numbers(measur
     shown = table.rows[0]
     ratio = shown[header.index(next(c for c in header if "gain" in c.lower() or "vs default" in c.lower()))]
     assert close(ratio, gain)
+
+
+def test_recommend_answers_from_the_study_that_measured_the_workload(measured):
+    """A workload tuned in a study of its own (a value between the spec's levels) is answered from those runs, not
+    predicted, when `recommend` is asked about the spec's study."""
+    from tests.study.test_tune import Landscape
+
+    db, path = measured
+    with load_study("landscape", storage=f"sqlite:///{db}") as study:
+        tuned = study.tune(workload={"transfer_size": "2MiB"}, budget=8, runner=Landscape(seed=3),
+                           scratch=path / "scratch")
+    code, out, err = iotune("recommend", "--study", "landscape", "--workload", "transfer_size=2MiB", "--format",
+                            "json", "--db", db)
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["basis"] == "measured"
+    assert any("measured in study landscape-transfer_size=2MiB" in note for note in answer["notes"])
+    assert {k: v for k, v in answer["best"].items() if v is not None} == \
+        {k: v for k, v in tuned.best.configuration.to_dict().items() if v is not None}
