@@ -318,6 +318,16 @@ def _objective_text(value: float, objective: str) -> str:
     return f"{value:.4g}"
 
 
+def _benchmark_trials(study) -> list:
+    """The trials of the benchmark study an application tuning (study ``S-runs``) took its space from."""
+    from iotune.stored import StoredStudy, StudyError
+
+    try:
+        return StoredStudy.open(study.store, study.name.removesuffix("-runs")).trials()
+    except StudyError:
+        return []
+
+
 def race_lines(result) -> list[str]:
     """What the race did and what it would still need (:mod:`iotune.samplers.race`)."""
     if result.best is None or result.gain is None:
@@ -400,7 +410,10 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         summary["start_up_s"] = None if measure.startup is None else list(measure.startup.seconds)
         summary["no_gain_because"] = noise or summary.get("no_gain_because")
     if best is not None:
-        hints, changed = effective_hints(study.space, study.trials(), best.configuration)  # as they took effect
+        trials = study.trials()
+        if command:  # an application's runs read nothing back: the benchmark study's runs of the same hints did
+            trials += _benchmark_trials(study)
+        hints, changed = effective_hints(study.space, trials, best.configuration)  # as they took effect
         summary["apply"] = {"hints": hints, "env": env_of(study.space, best.configuration),
                             "mpich_mpiio_hints": mpich_mpiio_hints(hints),
                             "not_in_effect": {k: {"asked": a, "in_effect": r} for k, (a, r) in changed.items()}}

@@ -316,12 +316,16 @@ def apply_hints(space, config: dict, changed: dict[str, tuple[str, str]]) -> dic
 
 
 def effective_hints(space, trials, configuration) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
-    """The hints of ``configuration`` as they took effect in its trials among ``trials`` (read back), and
-    those that did not take effect as asked (key -> (asked, in effect))."""
+    """The hints of ``configuration`` as they took effect in its trials among ``trials`` (read back), else in the
+    runs of the same system settings for another workload (an application's runs read nothing back; the
+    benchmark's of the same hints did), and those that did not take effect as asked (key -> (asked, in
+    effect))."""
     config = dict(configuration)
     key = space.configuration(config).key
-    read_back: dict[str, str] = next((t.hints_in_effect for t in trials if t.config_key == key and t.state == "COMPLETE"
-                      and getattr(t, "hints_in_effect", None)), {})
+    names = [p.name for p in space.system_parameters]
+    read = [t for t in trials if t.state == "COMPLETE" and getattr(t, "hints_in_effect", None)]
+    read_back: dict[str, str] = next((t.hints_in_effect for t in read if t.config_key == key), None) or next(
+        (t.hints_in_effect for t in read if all(t.config.get(n) == config.get(n) for n in names)), {})
     changed, _ = in_effect(space, config, read_back)
     return apply_hints(space, config, changed), changed
 

@@ -14,6 +14,7 @@ from iotune.recommend.decision import (
     Measured,
     apply_hints,
     default_configuration,
+    not_in_effect_text,
     system_configurations,
 )
 from iotune.units import format_size
@@ -132,7 +133,12 @@ def decide_unmeasured(space, groups: dict[str, list[Measured]], shown: dict, wor
     if default is not None:
         at = next((i for i, c in enumerate(candidates) if c.to_dict() == default), None)
         decision.default_time = None if at is None else float(math.exp(mean[at]))
-    decision.apply_hints = apply_hints(space, candidates[pick].to_dict(), {})
+    changed = _read_back_elsewhere(space, groups, candidates[pick].to_dict())
+    decision.not_in_effect = changed
+    decision.apply_hints = apply_hints(space, candidates[pick].to_dict(), changed)
+    if changed:
+        decision.notes.append(not_in_effect_text(changed).replace(" (read back", " (read back in other workloads' "
+                                                                  "runs of these settings", 1))
     decision.message = f"predicted from the other workloads' runs (not measured); {checked}"
     decision.advice = f"to confirm it, measure: {command}"
     return decision
@@ -146,3 +152,15 @@ def _format(parameter, value) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _read_back_elsewhere(space, groups, config: dict) -> dict[str, tuple[str, str]]:
+    """The hints of ``config`` that did not take effect as asked in another workload's runs of the same system
+    settings (read back with ``MPI_File_get_info``): a predicted configuration has no read-back of its own."""
+    names = [p.name for p in space.system_parameters]
+    wanted = [config.get(n) for n in names]
+    for ranked in groups.values():
+        for measured in ranked:
+            if [measured.config.get(n) for n in names] == wanted and measured.not_in_effect:
+                return dict(measured.not_in_effect)
+    return {}

@@ -68,22 +68,30 @@ def phase_table(data, phase: str) -> tuple[Table, int, int]:
 
 
 def best_table(data) -> Table:
-    """Per workload: configurations measured, the fastest (mean I/O time, seconds) and the default configuration."""
+    """Per workload: configurations measured, the fastest (the one estimate's: geometric mean I/O time, seconds;
+    hints as they took effect) and the default configuration, as ``iotune results`` states them."""
+    from iotune.recommend.decision import decide_all
+
+    names = varying(data.space, (t.config for t in data.measured), "workload")
     rows = []
-    for workload, configurations in _groups(data).items():
-        stats = {label: [io_seconds(t.phases) for t in trials] for label, trials in configurations.items()}
-        best = min(stats, key=lambda k: statistics.fmean(stats[k]))
-        default = next((k for k, trials in configurations.items() if data.is_default(trials[0].config)), None)
-        mean_best = statistics.fmean(stats[best])
-        sd_best = statistics.stdev(stats[best]) if len(stats[best]) > 1 else None
-        mean_default = statistics.fmean(stats[default]) if default else None
-        rows.append((workload, len(configurations), best, mean_best, sd_best, len(stats[best]),
-                     mean_default, mean_default / mean_best if mean_default else None))
+    for decision in sorted(decide_all(data.space, data.measured),
+                           key=lambda d: short_label(data.space, d.workload, names)):
+        best = decision.ranked[0]
+        label = system_label(data.space, best.config) + "".join(
+            f" ({k} ran as {r})" for k, (_, r) in decision.not_in_effect.items())
+        sd_best = statistics.stdev(best.times) if best.n > 1 else None
+        interval = decision.gain_interval
+        rows.append((short_label(data.space, decision.workload, names), len(decision.ranked), label,
+                     decision.best_time, sd_best, best.n, decision.default_time, decision.gain,
+                     None if interval is None else interval.low, None if interval is None else interval.high))
     return Table(("workload", "configurations measured", "fastest configuration", "its mean I/O time (s)",
                   "its sd (s)", "its repeats", "default configuration's mean I/O time (s)",
-                  "default / fastest (x)"), rows, "Fastest measured configuration per workload",
-                 "I/O time is the write and read phases' seconds summed, averaged over the repeats; "
-                 "default / fastest above 1 means tuning gained that factor.")
+                  "default / fastest (x)", "95% low (x)", "95% high (x)"), rows,
+                 "Fastest measured configuration per workload",
+                 "I/O time is the write and read phases' seconds summed; means are geometric over the repeats (a "
+                 "tuned workload's fastest and gain from its race), as iotune results states them; default / "
+                 "fastest above 1 means tuning gained that factor. A hint that did not take effect as asked says "
+                 "what it ran as (read back with MPI_File_get_info).")
 
 
 def performance_section(data) -> Section:
