@@ -1,15 +1,16 @@
 """Racing to a decision: the last runs of a tuning re-run the incumbent, a close contender and the baseline,
 interleaved, until the gain is decided (as irace's races and SMAC's intensification spend runs).
 
-When the runs left in the budget fall to the race's ``reserve`` (or the search has nothing left worth
-running) the race starts with the *racers*: the incumbent (the best so far), the configuration its runs
-cannot yet tell from it (at most ``MAX_CONTENDERS``) and the baseline.  Each *round* runs every racer once,
-in an order drawn at random for the round, so that a load drifting over the race moves every racer alike and
-cancels in their paired ratios (:mod:`iotune.variability.estimate`).  After each round (from the second on):
-a contender slower than the best beyond the noise leaves the race, and after ``CONTENDER_ROUNDS`` rounds
-only the best of the racers and the baseline race on; the race ends when the gain over the
-baseline is decided (its interval excludes 1), no contender is left, and, with ``precision``, the gain is
-known to within that fraction; else it runs until the budget ends.
+When the runs left in the budget fall to the race's ``reserve`` (``RESERVE_SHARE`` of it), or the search has
+nothing left worth running, the race starts with the *racers*: the incumbent (the best so far), the
+configuration its runs cannot yet tell from it (at most ``MAX_CONTENDERS``, and only with
+``CONTENDER_RESERVE`` race runs) and the baseline.  Each *round* runs every racer once, in an order drawn at
+random for the round, so that a load drifting over the race moves every racer alike and cancels in their
+paired ratios (:mod:`iotune.variability.estimate`).  After each round from the second: a contender slower
+than the best beyond the noise leaves, and after ``CONTENDER_ROUNDS`` rounds only the best of the racers and
+the baseline race on; from ``MIN_DECIDING_ROUNDS`` rounds the race ends when the gain over the baseline is
+decided (its interval excludes 1), no contender is left, and, with ``precision``, the gain is known to within
+that fraction; else it runs until the budget ends.
 
 The race keeps no state but the runs and their rounds (the study's setting ``race_rounds``, by
 "<config key>#<repeat>"), so a tuning killed mid-race and run again goes on with the same racers.
@@ -28,6 +29,8 @@ CONTENDER_ROUNDS = 2
 """Rounds a contender races before the best of the racers is picked and only it and the baseline race on."""
 MIN_DECIDING_ROUNDS = 3
 """Rounds a race runs before it may end as decided."""
+CONTENDER_RESERVE = 12
+"""Race runs needed before a contender races too: its CONTENDER_ROUNDS rounds of three, then three of two."""
 RESERVE_SHARE = 0.6
 """Share of the budget kept for the race (at budget 20: 8 runs of search, 12 of race)."""
 MIN_BUDGET = 6
@@ -120,6 +123,8 @@ class Race:
         contenders = [int(k) for k in current.tied[1:] if int(k) != self.baseline][:MAX_CONTENDERS]
         if not contenders and current.runner_up is not None and not current.known:
             contenders = [int(current.runner_up)] if int(current.runner_up) != self.baseline else []
+        if self.reserve < CONTENDER_RESERVE:
+            contenders = []  # too few runs to race a contender and still leave the gain enough rounds
         racers = [incumbent, *contenders]
         if self.baseline is not None and str(self.baseline) in current.means and self.baseline not in racers:
             racers.append(self.baseline)
@@ -215,4 +220,5 @@ class Race:
                 "interleaved, to decide with paired runs")
 
 
-__all__ = ["CONTENDER_ROUNDS", "MAX_CONTENDERS", "MIN_BUDGET", "RESERVE_SHARE", "Race", "reserve_for"]
+__all__ = ["CONTENDER_RESERVE", "CONTENDER_ROUNDS", "MAX_CONTENDERS", "MIN_BUDGET", "RESERVE_SHARE", "Race",
+           "reserve_for"]
