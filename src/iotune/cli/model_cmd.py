@@ -64,6 +64,10 @@ def _shown_stripes(n_max: int, optima: set[int]) -> list[int]:
     return sorted(shown)
 
 
+DEGENERATE_LEVEL = 0.99
+"""``model lustre`` refuses rates whose mean exceeds this quantile (a queue that almost never waits)."""
+
+
 @app.command("lustre")
 def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float = SERVICE,
            bandwidth: str = BANDWIDTH,
@@ -87,6 +91,14 @@ def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float 
     if any(not 0 <= q < 1 for q in levels):
         raise ModelError(f"--quantiles must be in [0, 1), got {quantiles!r}")
     n = np.arange(1, n_max + 1)
+    degenerate = [int(k) for k in n if model.mean_above_quantile(nbytes, int(k), DEGENERATE_LEVEL)]
+    if degenerate:
+        first = degenerate[0]
+        raise ModelError(
+            f"degenerate queue (rho = {model.rho:.3g}, 1/a = {1 / model.decay_rate:.3g} s): at {first} stripes the "
+            f"mean {float(model.completion_time(nbytes, first)):.4g} s exceeds the q99 "
+            f"{float(model.completion_time_quantile(nbytes, first, DEGENERATE_LEVEL)):.4g} s, carried by waits rarer than "
+            "1 in 100; such rates come from a fit that left no queue: give rates with rho >= 0.01")
     exact_t = model.completion_time(nbytes, n, exact=True)
     paper_t = model.completion_time(nbytes, n, exact=False)
     best_exact = model.optimal_stripe_count(nbytes, n_max, exact=True)
