@@ -26,6 +26,8 @@ from iotune.analytic.striped_placement import (
     queue_from,
 )
 
+SHARE_FLOOR = 0.01
+"""A fit whose busiest-server term is under this share of the mean run time is degenerate."""
 BAND = (0.1, 0.9)
 """The predictive band whose coverage of single runs the fit reports."""
 
@@ -172,8 +174,13 @@ def fit_striped(runs, *, servers: int = 3, replicas: int = 1, placement: str = "
     if edge := _at(bandwidth, *BOUNDS["bandwidth"], log=True):
         degenerate.append(f"bandwidth {bandwidth:.3g} B/s at its {edge} bound: the times do not follow the "
                           "busiest server's bytes")
-    if _at(sigma, *BOUNDS["sigma"], log=True) == "high":
-        degenerate.append(f"noise sigma {sigma:.3g} at its upper bound")
+    else:
+        streaming = float(np.mean([L.bytes.max(axis=1) @ L.weights for L in loads])) / bandwidth
+        if streaming < SHARE_FLOOR * float(means.mean()):
+            degenerate.append(f"the busiest server's bytes at {bandwidth:.3g} B/s take {streaming:.3g} s of runs of "
+                              f"{float(means.mean()):.3g} s: the times do not follow where the bytes land")
+    if edge := _at(sigma, *BOUNDS["sigma"], log=True):
+        degenerate.append(f"noise sigma {sigma:.3g} at its {edge} bound")
     if _at(overhead, *BOUNDS["overhead_s"]) == "high":
         degenerate.append(f"overhead {overhead:.3g} s at its upper bound")
     if degenerate:
