@@ -113,3 +113,13 @@ def test_stored_form_round_trips_and_refuses_bad_values():
             StripedPlacementModel.from_dict({**data, key: bad})
     with pytest.raises(ModelError):
         StripedPlacementModel.from_dict({**data, "extra": 1})
+
+
+def test_a_write_may_name_its_own_servers_and_replicas():
+    model = StripedPlacementModel(bandwidth=5 * MB, servers=3)
+    write = StripedWrite(1, 12 * MIB, 3, MIB, 32 * MIB)
+    assert model.mean(StripedWrite(1, 12 * MIB, 3, MIB, 32 * MIB, servers=3)) == model.mean(write)
+    # one server holds everything; three replicas on three servers put every byte on each
+    assert model.mean(StripedWrite(1, 12 * MIB, 3, MIB, 32 * MIB, servers=1)) == pytest.approx(12 * MIB / (5 * MB))
+    assert model.mean(StripedWrite(1, 12 * MIB, 3, MIB, 32 * MIB, replicas=3)) == pytest.approx(12 * MIB / (5 * MB))
+    assert model.mean(StripedWrite(1, 12 * MIB, 3, MIB, 32 * MIB, servers=6)) < model.mean(write)

@@ -46,13 +46,16 @@ QUEUE_LR = 5.99
 
 @dataclass(frozen=True)
 class StripedWrite:
-    """``files`` files of ``file_bytes`` bytes each, written at once under one layout (bytes)."""
+    """``files`` files of ``file_bytes`` bytes each, written at once under one layout (bytes); ``servers`` and
+    ``replicas`` (the data pool's copies) when this write's file system differs from the model's own."""
 
     files: int
     file_bytes: int
     stripe_count: int
     stripe_unit: int
     object_size: int
+    servers: int | None = None
+    replicas: int | None = None
 
     def layout(self) -> tuple[int, int, int]:
         return (self.stripe_count, self.stripe_unit, self.object_size)
@@ -104,8 +107,12 @@ class StripedPlacementModel:
             files = check.count("files", write.files)
             one = object_bytes(write.file_bytes, write.stripe_count, write.stripe_unit, write.object_size,
                                self.file_system)
-            self._loads[write] = server_loads([one] * files, self.servers, self.replicas, self.placement,
-                                              draws=self.draws, seed=self.seed)
+            servers = self.servers if write.servers is None else check.count("servers", write.servers)
+            if servers > MAX_SERVERS:
+                raise ModelError(f"servers must be at most {MAX_SERVERS}, got {servers!r}")
+            replicas = self.replicas if write.replicas is None else write.replicas
+            self._loads[write] = server_loads([one] * files, servers, replicas, self.placement, draws=self.draws,
+                                              seed=self.seed)
         return self._loads[write]
 
     def placement_times(self, write: StripedWrite) -> tuple[np.ndarray, np.ndarray]:

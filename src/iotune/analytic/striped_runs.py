@@ -37,16 +37,20 @@ def _whole(name: str, value) -> int:
     return number
 
 
-def striped_write(processes, file_per_process: bool, total_bytes, layout: dict) -> StripedWrite:
+def striped_write(processes, file_per_process: bool, total_bytes, layout: dict, servers: int | None = None,
+                  replicas: int | None = None) -> StripedWrite:
     """The write of ``total_bytes`` by ``processes`` ranks under ``layout`` (stripe_count, stripe_unit,
-    object_size; a Lustre layout without object_size takes the stripe unit)."""
+    object_size; a Lustre layout without object_size takes the stripe unit), on ``servers`` servers keeping
+    ``replicas`` copies (None: the model's own)."""
     processes = _whole("processes", processes)
     total = _whole("bytes", total_bytes)
     files = processes if file_per_process else 1
     count = _whole("stripe_count", layout.get("stripe_count"))
     unit = _whole("stripe_unit", layout.get("stripe_unit"))
     size = _whole("object_size", layout.get("object_size", unit))
-    return StripedWrite(files, -(-total // files), count, unit, size)
+    return StripedWrite(files, -(-total // files), count, unit, size,
+                        None if servers is None else _whole("servers", servers),
+                        None if replicas is None else _whole("replicas", replicas))
 
 
 def ground_truth_runs(rows) -> list[StripedRun]:

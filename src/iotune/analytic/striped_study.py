@@ -27,13 +27,21 @@ NAME = "striped-placement"
 MAX_BLOB = 1 << 20
 CEPHFS_DEFAULT_LAYOUT = {"stripe_count": 1, "stripe_unit": 4 << 20, "object_size": 4 << 20}
 """What CephFS gives a file nobody set a layout on (Ceph's default file layout)."""
+LAYOUT_KEYS = (*CEPHFS_DEFAULT_LAYOUT, "pool")
 
 
 def _layout(requested: dict, in_effect: dict | None) -> dict:
     if in_effect and all(k in in_effect for k in ("stripe_count", "stripe_unit")):
         return dict(in_effect)
     layout = {**CEPHFS_DEFAULT_LAYOUT, **(requested or {})}
-    return {k: layout[k] for k in CEPHFS_DEFAULT_LAYOUT}
+    return {k: layout[k] for k in (*CEPHFS_DEFAULT_LAYOUT, "pool") if k in layout}
+
+
+def replicas_of(pool) -> int | None:
+    """Copies a data pool of the CephFS testbed keeps: its replicated pool's, else None (the model's own)."""
+    from iotune.testbed.ceph import REPLICAS, REPLICATED_POOL
+
+    return REPLICAS if pool == REPLICATED_POOL else None
 
 
 def study_runs(study) -> list[StripedRun]:
@@ -47,10 +55,11 @@ def study_runs(study) -> list[StripedRun]:
         benchmark = {**defaults, **(trial.benchmark or {})}
         processes = trial.config.get("processes", benchmark.get("processes", 1))
         requested = {**(benchmark.get("layout") or {}),
-                     **{k: v for k, v in trial.config.items() if k in CEPHFS_DEFAULT_LAYOUT and v is not None}}
+                     **{k: v for k, v in trial.config.items() if k in LAYOUT_KEYS and v is not None}}
         layout = _layout(requested, trial.extra.get("layout_in_effect"))
-        runs.append(StripedRun(trial.workload_key, striped_write(processes, bool(benchmark.get("file_per_process")),
-                                                                 write.bytes, layout), float(write.seconds)))
+        made = striped_write(processes, bool(benchmark.get("file_per_process")), write.bytes, layout,
+                             trial.config.get("devices"), replicas_of(layout.get("pool", requested.get("pool"))))
+        runs.append(StripedRun(trial.workload_key, made, float(write.seconds)))
     if not runs:
         raise ModelError(f"study {study.name!r} has no complete trial with a write phase to fit the placement model")
     return runs
@@ -100,6 +109,9 @@ def load_model(store, study_name: str, name: str | None = NAME) -> StripedPlacem
 
 @dataclass(frozen=True)
 class RankedLayout:
+    """A layout (stripe_count, stripe_unit, object_size, and pool and servers where the space sets them) and its
+    predicted seconds: mean and 10-90 % band."""
+
     layout: dict
     mean_s: float
     low_s: float
@@ -107,8 +119,9 @@ class RankedLayout:
 
 
 def rank_layouts(model: StripedPlacementModel, space, benchmark: dict, workload: dict) -> list[RankedLayout]:
-    """Every distinct layout the space's layout parameters can set, predicted for ``workload`` (processes,
-    block_size, segment_count, file_per_process; the spec's ``benchmark`` fills the rest), fastest first."""
+    """Every distinct layout the space's layout parameters (and its number of servers, ``devices``) can set,
+    predicted for ``workload`` (processes, block_size, segment_count, file_per_process; the spec's
+    ``benchmark`` fills the rest), fastest first."""
     from iotune.spec.mapping import is_layout_parameter
     from iotune.units import parse_size
 
@@ -123,15 +136,22 @@ def rank_layouts(model: StripedPlacementModel, space, benchmark: dict, workload:
     names = [p.name for p in space.parameters if is_layout_parameter(p)]
     if not names:
         raise ModelError(f"space {space.name!r} has no layout parameter (stripe_count, stripe_unit, object_size)")
-    seen: dict[tuple, dict] = {}
+    varies_servers = any(p.name == "devices" for p in space.parameters)
+    seen: dict[tuple, tuple[dict, int | None]] = {}
     for configuration in space.enumerate():
         requested = {**(benchmark.get("layout") or {}),
                      **{n: configuration[n] for n in names if configuration[n] is not None}}
         layout = _layout(requested, None)
-        seen.setdefault(tuple(int(layout[k]) for k in CEPHFS_DEFAULT_LAYOUT), layout)
+        servers = configuration["devices"] if varies_servers else None
+        key = (*(str(layout.get(k)) for k in LAYOUT_KEYS), servers)
+        seen.setdefault(key, (layout, servers))
     ranked = []
-    for layout in seen.values():
-        write = striped_write(processes, file_per_process, processes * per_process, layout)
+    for layout, servers in seen.values():
+        write = striped_write(processes, file_per_process, processes * per_process, layout, servers,
+                              replicas_of(layout.get("pool")))
         low, high = model.quantiles(write, BAND)
-        ranked.append(RankedLayout({k: int(v) for k, v in layout.items()}, model.mean(write), float(low), float(high)))
+        shown = {k: (int(v) if k != "pool" else v) for k, v in layout.items()}
+        if servers is not None:
+            shown["servers"] = int(servers)
+        ranked.append(RankedLayout(shown, model.mean(write), float(low), float(high)))
     return sorted(ranked, key=lambda r: r.mean_s)

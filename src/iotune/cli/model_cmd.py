@@ -185,9 +185,12 @@ def striping(study: str = typer.Option(..., "--study", "-s", help="The study who
 
 def show_ranked(terminal, ranked, values: dict, top: int, fmt: str) -> None:
     """The ranked layouts of :func:`iotune.analytic.striped_study.rank_layouts` as a table."""
-    rows = [[i + 1, r.layout["stripe_count"], r.layout["stripe_unit"], r.layout["object_size"], round(r.mean_s, 4),
-             round(r.low_s, 4), round(r.high_s, 4)] for i, r in enumerate(ranked[:max(top, 1)])]
-    terminal.emit(["rank", "stripe_count", "stripe_unit", "object_size", "mean (s)", "q10 (s)", "q90 (s)"], rows, fmt,
+    extra = [k for k in ("pool", "servers") if any(k in r.layout for r in ranked)]
+    rows = [[i + 1, r.layout["stripe_count"], r.layout["stripe_unit"], r.layout["object_size"],
+             *(r.layout.get(k) for k in extra), round(r.mean_s, 4), round(r.low_s, 4), round(r.high_s, 4)]
+            for i, r in enumerate(ranked[:max(top, 1)])]
+    terminal.emit(["rank", "stripe_count", "stripe_unit", "object_size", *extra, "mean (s)", "q10 (s)", "q90 (s)"],
+                  rows, fmt,
                   title=f"layouts for {' '.join(f'{k}={v}' for k, v in values.items())}: predicted by the placement "
                         "model (busiest server's load, issue 33)")
     terminal.info("a model's prediction, not a measurement: the 10-90% band is where single runs fall, spread by where "
