@@ -98,7 +98,7 @@ def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float 
             f"degenerate queue (rho = {model.rho:.3g}, 1/a = {1 / model.decay_rate:.3g} s): at {first} stripes the "
             f"mean {float(model.completion_time(nbytes, first)):.4g} s exceeds the q99 "
             f"{float(model.completion_time_quantile(nbytes, first, DEGENERATE_LEVEL)):.4g} s, carried by waits rarer "
-            "than 1 in 100; such rates come from a fit that left no queue: give rates with rho >= 0.01")
+            "than 1 in 100; such rates come from a fit that left no queue: give rates with rho above 0.01")
     exact_t = model.completion_time(nbytes, n, exact=True)
     paper_t = model.completion_time(nbytes, n, exact=False)
     best_exact = model.optimal_stripe_count(nbytes, n_max, exact=True)
