@@ -5,7 +5,7 @@ import pytest
 
 from iotune.analytic import ModelError
 from iotune.analytic.striped_fit import fit_striped
-from iotune.analytic.striped_placement import StripedPlacementModel, StripedWrite
+from iotune.analytic.striped_placement import StripedPlacementModel, StripedWrite, queue_from
 
 MIB = 2**20
 MB = 1e6
@@ -123,3 +123,13 @@ def test_a_write_may_name_its_own_servers_and_replicas():
     assert model.mean(StripedWrite(1, 12 * MIB, 3, MIB, 32 * MIB, servers=1)) == pytest.approx(12 * MIB / (5 * MB))
     assert model.mean(StripedWrite(1, 12 * MIB, 3, MIB, 32 * MIB, replicas=3)) == pytest.approx(12 * MIB / (5 * MB))
     assert model.mean(StripedWrite(1, 12 * MIB, 3, MIB, 32 * MIB, servers=6)) < model.mean(write)
+
+
+def test_fit_keeps_paper_004s_queue_when_the_runs_wait_by_servers_used():
+    truth = StripedPlacementModel(bandwidth=5 * MB, overhead_s=0.05, sigma=0.03, queue=queue_from(0.6, 0.5, 5 * MB))
+    runs = _simulate(truth, _layouts() + _layouts(files=4, file_bytes=4 * MIB), repeats=6, seed=7)
+    fitted = fit_striped(runs, seed=5)
+    assert fitted.fit_["queue"].startswith("kept")
+    assert fitted.queue.rho == pytest.approx(0.6, abs=0.15)
+    assert 1 / fitted.queue.decay_rate == pytest.approx(0.5, rel=0.2)
+    assert fitted.bandwidth == pytest.approx(5 * MB, rel=0.05)
