@@ -49,12 +49,14 @@ class FileObjects:
 
 @dataclass(frozen=True)
 class ServerLoads:
-    """Bytes and pieces per server (``[placement, server]``) and each placement's probability."""
+    """Bytes and pieces per server (``[placement, server]``), each placement's probability, and the bytes the
+    client sends per placement (each once: the servers copy replicas among themselves)."""
 
     bytes: np.ndarray
     pieces: np.ndarray
     weights: np.ndarray
     exact: bool
+    client_bytes: np.ndarray
 
     @property
     def servers_used(self) -> np.ndarray:
@@ -144,10 +146,10 @@ def _loads(where: np.ndarray, sizes, pieces, servers: int, weights, exact: bool)
         spread = np.broadcast_to(values[None, :, None], where.shape).ravel()
         return np.bincount(flat, weights=spread, minlength=draws * servers).reshape(shape)
 
-    return _merged(total(sizes), total(pieces), weights, exact)
+    return _merged(total(sizes), total(pieces), weights, exact, where.shape[2])
 
 
-def _merged(loads: np.ndarray, pieces: np.ndarray, weights: np.ndarray, exact: bool) -> ServerLoads:
+def _merged(loads: np.ndarray, pieces: np.ndarray, weights: np.ndarray, exact: bool, replicas: int) -> ServerLoads:
     """Placements equal up to naming the servers merged, their probabilities summed (the time and the servers
     used depend only on the multiset of per-server loads)."""
     # bytes are whole numbers, so a fraction below 1 orders servers of equal bytes by their pieces
@@ -156,4 +158,5 @@ def _merged(loads: np.ndarray, pieces: np.ndarray, weights: np.ndarray, exact: b
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
     servers = loads.shape[1]
     merged = np.bincount(inverse.ravel(), weights=weights, minlength=unique.shape[0])
-    return ServerLoads(unique[:, :servers], unique[:, servers:], merged, exact)
+    return ServerLoads(unique[:, :servers], unique[:, servers:], merged, exact,
+                       np.full(merged.size, loads[0].sum() / max(replicas, 1)))
