@@ -133,3 +133,13 @@ def test_fit_keeps_paper_004s_queue_when_the_runs_wait_by_servers_used():
     assert fitted.queue.rho == pytest.approx(0.6, abs=0.15)
     assert 1 / fitted.queue.decay_rate == pytest.approx(0.5, rel=0.2)
     assert fitted.bandwidth == pytest.approx(5 * MB, rel=0.05)
+
+
+def test_a_client_slower_than_the_servers_caps_every_spread_layout():
+    capped = StripedPlacementModel(bandwidth=5 * MB, client_bandwidth=6 * MB, sigma=0.05)
+    spread = StripedWrite(1, 16 * MIB, 4, MIB, MIB)  # 16 objects over 3 servers: about 6 MiB on the busiest
+    assert capped.mean(spread) == pytest.approx(16 * MIB / (6 * MB), rel=0.02)
+    one = StripedWrite(1, 16 * MIB, 1, 4 * MIB, 32 * MIB)  # one server is slower than the client
+    assert capped.mean(one) == pytest.approx(16 * MIB / (5 * MB))
+    again = StripedPlacementModel.from_dict(capped.to_dict())
+    assert again.client_bandwidth == 6 * MB and again.mean(spread) == pytest.approx(capped.mean(spread))
