@@ -155,6 +155,8 @@ def striping(study: str = typer.Option(..., "--study", "-s", help="The study who
         if calibrate:
             runs = study_runs(opened)
             count = servers if servers is not None else servers_of(opened)
+            if count is None and all(r.write.servers for r in runs):  # the study varies its servers (devices)
+                count = max(int(r.write.servers or 0) for r in runs)
             if count is None:
                 raise ModelError(f"study {study!r} does not say how many storage servers it wrote to: give --servers")
             file_system = "lustre" if placement == "round-robin" else "cephfs"
