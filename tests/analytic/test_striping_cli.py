@@ -84,6 +84,7 @@ def test_a_tampered_stored_model_is_refused_in_one_line(store):
 
 @pytest.mark.parametrize("args, message", [
     ((), "give --calibrate"),
+    (("--workload", "processes=2", "--name", "absent"), "model striping --calibrate --study"),
     (("--calibrate", "--workload", "processes=2"), "give --calibrate"),
 ])
 def test_bad_requests_are_one_line(store, args, message):

@@ -94,7 +94,13 @@ def is_placement_model(store, study_name: str, name: str | None) -> bool:
 
 def load_model(store, study_name: str, name: str | None = NAME) -> StripedPlacementModel:
     """The placement model stored in the study, every field checked (ModelError in one line)."""
-    info, blob, fmt = store.model_blob(study_name, name)
+    from iotune.errors import StoreError
+
+    try:
+        info, blob, fmt = store.model_blob(study_name, name)
+    except StoreError:
+        raise ModelError(f"study {study_name!r} has no placement model {name!r}: calibrate one with `iotune model "
+                         f"striping --calibrate --study {study_name}`") from None
     if fmt != FORMAT:
         raise ModelError(f"model {info.name!r} of study {study_name!r} is a {fmt}, not a placement model "
                          f"(iotune model striping --calibrate --study {study_name})")
