@@ -1,5 +1,8 @@
 """LustreQueueModel.fit recovers known parameters."""
 
+import csv
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -62,3 +65,21 @@ def test_fit_rejects_unusable_measurements(triples, word):
     with pytest.raises(ModelError, match=word) as info:
         LustreQueueModel.fit(triples)
     assert "\n" not in str(info.value)
+
+
+def test_a_fit_with_no_queue_left_is_refused_as_degenerate():
+    # issue 33: on the striping ground truth the best fit drives rho to about 4e-9, 1/a to 6e7 s
+    table = Path(__file__).resolve().parents[2] / "data" / "ground_truth" / "striping_ground_truth.csv"
+    rows = [r for r in csv.DictReader(table.open()) if (r["pattern"], r["processes"]) == ("strided-collective", "2")]
+    triples = [(int(r["bytes"]), int(r["stripe_count"]), float(r["seconds"])) for r in rows]
+    with pytest.raises(ModelError, match="degenerate fit: rho = .* no queue is left") as info:
+        LustreQueueModel.fit(triples)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("n", [1, 3, 40])
+def test_q99_of_a_queue_that_waits_is_not_below_its_mean(n):
+    for model in (TRUE, LustreQueueModel(1 / 13.47804, 1 / 4.453082, 1e8)):
+        assert not model.mean_above_quantile(0, n, 0.99)
+        assert model.completion_time_quantile(GB, n, 0.99) >= model.completion_time(GB, n)
+    assert LustreQueueModel(1e-17, 1e-8, 1e8).mean_above_quantile(16 * 2**20, n, 0.99)

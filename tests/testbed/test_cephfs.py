@@ -194,3 +194,27 @@ def test_ceph_conf_listens_on_loopback_only_without_auth_and_carries_client_sett
     assert "auth client required = none" in text and "osd pool default size = 1" in text
     client = text.split("[client]", 1)[1]
     assert "client_oc_size = 67108864" in client and "client_oc_max_dirty = 33554432" in client
+
+
+@pytest.mark.slow
+@pytest.mark.requires_root
+def test_a_layout_picks_a_plain_or_a_replicated_data_pool(testbed_root):
+    from iotune.fslayout import apply_to_file
+    from iotune.testbed import Testbed, ceph
+
+    if ceph.support_problem():
+        pytest.skip(ceph.support_problem())
+    with Testbed(testbed_root) as bed:
+        built = bed.build(StorageConfig(fs="cephfs", devices=2, size_mib=2048))
+        conf = built.mountpoint.parent / "ceph" / "ceph.conf"
+        pools = json.loads(subprocess.run(["ceph", "-c", str(conf), "fs", "ls", "-f", "json"], capture_output=True,
+                                          text=True, timeout=120).stdout)[0]["data_pools"]
+        assert pools == ["cephfs_data", "cephfs_plain", "cephfs_replicated"]
+        size = subprocess.run(["ceph", "-c", str(conf), "osd", "pool", "get", "cephfs_replicated", "size"],
+                              capture_output=True, text=True, timeout=120).stdout
+        assert size.strip() == "size: 2"
+        for pool in ("cephfs_plain", "cephfs_replicated"):
+            path = built.mountpoint / f"in-{pool}"
+            assert apply_to_file(path, {"pool": pool})["pool"] == pool
+            path.write_bytes(b"x" * 1_000_000)
+            assert path.stat().st_size == 1_000_000

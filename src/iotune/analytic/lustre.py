@@ -17,6 +17,9 @@ import numpy as np
 from iotune.analytic import _validate as check
 from iotune.analytic.errors import ModelError
 
+RHO_FLOOR = 1e-3
+"""The smallest utilisation ``fit`` returns: below it no queue is left and the fit is degenerate (issue 33)."""
+
 
 def _max_wait_table(rho: float, n_max: int, exact: bool) -> np.ndarray:
     """a * E[max of n waits] for n = 1..n_max (in units of 1/a)."""
@@ -143,6 +146,11 @@ class LustreQueueModel:
         wait = np.where(q <= (1.0 - self.rho) ** n, 0.0, wait)
         return _scalar(wait + M / (n * self.bandwidth))
 
+    def mean_above_quantile(self, M, n, q: float = 0.99) -> bool:
+        """Whether the expected completion time exceeds its q-quantile: the mean is then carried by waits rarer
+        than 1 - q, as with the rates of a fit that left no queue (rho near 0, issue 33)."""
+        return bool(np.any(self.completion_time(M, n) > self.completion_time_quantile(M, n, q)))
+
     @classmethod
     def fit(cls, measurements, exact: bool = True) -> "LustreQueueModel":
         """Least-squares fit of lambda, gamma and V to measured (M bytes, n, seconds) triples.
@@ -195,7 +203,12 @@ class LustreQueueModel:
         rho = (lo + hi) / 2.0
         _, (inv_a, inv_bandwidth), rank = solve(rho)
         inv_bandwidth /= scale
-        if rank < 2 or not (inv_a > 0 and inv_bandwidth > 0 and 1e-9 < rho < 1.0 - 1e-9):
+        if rank >= 2 and inv_a > 0 and inv_bandwidth > 0 and rho <= RHO_FLOOR:
+            raise ModelError(
+                f"degenerate fit: rho = {rho:.3g} at its floor {RHO_FLOOR:g}, so no queue is left (1/a = "
+                f"{inv_a:.4g} s): the times are an overhead plus a bandwidth term, not a queue"
+            )
+        if rank < 2 or not (inv_a > 0 and inv_bandwidth > 0 and rho < 1.0 - 1e-9):
             raise ModelError(
                 f"measurements do not determine a stable queue: need times that grow with n at fixed M "
                 f"and with M/n (best fit rho = {rho:.6g}, 1/a = {inv_a:.4g} s, 1/V = {inv_bandwidth:.4g} s/byte)"

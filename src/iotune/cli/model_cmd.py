@@ -13,7 +13,7 @@ import shlex
 
 import typer
 
-from iotune.cli.options import FORMAT
+from iotune.cli.options import DB, FORMAT
 from iotune.cli.terminal import Terminal, check_format
 
 app = typer.Typer(help="Analytic performance models: Lustre queueing (You et al. 2011, paper 004), elastic cache "
@@ -64,6 +64,10 @@ def _shown_stripes(n_max: int, optima: set[int]) -> list[int]:
     return sorted(shown)
 
 
+DEGENERATE_LEVEL = 0.99
+"""``model lustre`` refuses rates whose mean exceeds this quantile (a queue that almost never waits)."""
+
+
 @app.command("lustre")
 def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float = SERVICE,
            bandwidth: str = BANDWIDTH,
@@ -87,6 +91,14 @@ def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float 
     if any(not 0 <= q < 1 for q in levels):
         raise ModelError(f"--quantiles must be in [0, 1), got {quantiles!r}")
     n = np.arange(1, n_max + 1)
+    degenerate = [int(k) for k in n if model.mean_above_quantile(nbytes, int(k), DEGENERATE_LEVEL)]
+    if degenerate:
+        first = degenerate[0]
+        raise ModelError(
+            f"degenerate queue (rho = {model.rho:.3g}, 1/a = {1 / model.decay_rate:.3g} s): at {first} stripes the "
+            f"mean {float(model.completion_time(nbytes, first)):.4g} s exceeds the q99 "
+            f"{float(model.completion_time_quantile(nbytes, first, DEGENERATE_LEVEL)):.4g} s, carried by waits rarer "
+            "than 1 in 100; such rates come from a fit that left no queue: give rates with rho above 0.01")
     exact_t = model.completion_time(nbytes, n, exact=True)
     paper_t = model.completion_time(nbytes, n, exact=False)
     best_exact = model.optimal_stripe_count(nbytes, n_max, exact=True)
@@ -106,6 +118,86 @@ def lustre(size: str = SIZE, arrival_rate: float = ARRIVAL, service_rate: float 
                                             f"(You et al. 2011, paper 004, Sec. II-B; optimum by the {form} form)")
     terminal.info(f"optimum (exact): {best_exact} stripes, {float(exact_t[best_exact - 1]):.4f} s; "
                   f"optimum (paper closed form): {best_paper} stripes, {float(paper_t[best_paper - 1]):.4f} s")
+
+
+@app.command("striping")
+def striping(study: str = typer.Option(..., "--study", "-s", help="The study whose runs calibrate the model, or whose "
+                                                                    "calibrated model ranks layouts."),
+             calibrate: bool = typer.Option(False, "--calibrate", help="Fit the placement model to the study's runs "
+                                                                       "and store it in the study."),
+             workload: str = typer.Option(None, "--workload", "-w", help="Rank the study's layouts for this workload "
+                                          "(name=value pairs: processes, block_size, segment_count, file_per_process; "
+                                          "the spec gives the rest); measured or not."),
+             servers: int = typer.Option(None, "--servers", help="Storage servers (OSDs/OSTs) the runs wrote to "
+                                                                   "(default: the spec's cephfs devices)."),
+             replicas: int = typer.Option(1, "--replicas", help="Copies of each object the data pool keeps."),
+             placement: str = typer.Option("crush", "--placement",
+                                           help="crush (CephFS: objects on random servers) or round-robin (Lustre)."),
+             name: str = typer.Option("striped-placement", "--name", help="Name of the stored model."),
+             top: int = typer.Option(10, "--top", help="Layouts shown when ranking."),
+             fmt: str = FORMAT, db: str = DB) -> None:
+    """Time of a striped write from its busiest server's load under the file system's placement (issue 33):
+    calibrate it on a study's runs, or rank layouts for a workload with the calibrated model."""
+    from iotune.analytic import ModelError
+    from iotune.analytic.striped_fit import fit_striped
+    from iotune.analytic.striped_study import load_model, rank_layouts, save_model, servers_of, study_runs
+    from iotune.profile import workload_values_from
+    from iotune.store import Store
+    from iotune.stored import StoredStudy
+
+    check_format(fmt)
+    if calibrate == (workload is not None):
+        raise ModelError("give --calibrate (fit the model to the study's runs) or --workload (rank layouts with the "
+                         "model calibrated before)")
+    terminal = Terminal()
+    with Store(db, create=False) as store:
+        opened = StoredStudy.open(store, study)
+        if calibrate:
+            runs = study_runs(opened)
+            count = servers if servers is not None else servers_of(opened)
+            if count is None and all(r.write.servers for r in runs):  # the study varies its servers (devices)
+                count = max(int(r.write.servers or 0) for r in runs)
+            if count is None:
+                raise ModelError(f"study {study!r} does not say how many storage servers it wrote to: give --servers")
+            file_system = "lustre" if placement == "round-robin" else "cephfs"
+            model = fit_striped([(r.write, r.seconds) for r in runs], servers=count, replicas=replicas,
+                                placement=placement, file_system=file_system)
+            save_model(opened, model, name)
+            fit = model.fit_ or {}
+            rows = [["bandwidth per server (MB/s)", round(model.bandwidth / 1e6, 4)],
+                    ["overhead t0 (s)", round(model.overhead_s, 4)],
+                    ["per stripe-unit piece (ms)", round(model.piece_s * 1e3, 4)],
+                    ["client bandwidth", fit.get("client", "")],
+                    ["noise sigma (log)", round(model.sigma, 4)],
+                    ["queue (paper 004)", fit.get("queue", "")],
+                    ["runs", fit.get("runs")], ["distinct writes", fit.get("layouts")],
+                    ["Spearman rho of mean times", fit.get("spearman")], ["R^2 of mean times", fit.get("r2_means")],
+                    ["runs inside the 10-90% band", fit.get("band_10_90")],
+                    ["at zero", ", ".join(fit.get("at_zero", [])) or "-"]]
+            terminal.emit(["quantity", "value"], rows, fmt,
+                          title=f"placement model fitted to {len(runs)} runs of {study} ({count} servers, "
+                                f"{replicas} replica(s), {placement})")
+            terminal.success(f"stored as model {name!r} of study {study!r}; rank layouts with "
+                             f"`iotune model striping --study {shlex.quote(study)} --workload processes=N` or "
+                             f"`iotune recommend --study {shlex.quote(study)} --model {shlex.quote(name)} ...`")
+            return
+        model = load_model(store, study, name)
+        values, _ = workload_values_from(workload)
+        show_ranked(terminal, rank_layouts(model, opened.space, opened.spec.benchmark, values), values, top, fmt)
+
+
+def show_ranked(terminal, ranked, values: dict, top: int, fmt: str) -> None:
+    """The ranked layouts of :func:`iotune.analytic.striped_study.rank_layouts` as a table."""
+    extra = [k for k in ("pool", "servers") if any(k in r.layout for r in ranked)]
+    rows = [[i + 1, r.layout["stripe_count"], r.layout["stripe_unit"], r.layout["object_size"],
+             *(r.layout.get(k) for k in extra), round(r.mean_s, 4), round(r.low_s, 4), round(r.high_s, 4)]
+            for i, r in enumerate(ranked[:max(top, 1)])]
+    terminal.emit(["rank", "stripe_count", "stripe_unit", "object_size", *extra, "mean (s)", "q10 (s)", "q90 (s)"],
+                  rows, fmt,
+                  title=f"layouts for {' '.join(f'{k}={v}' for k, v in values.items())}: predicted by the placement "
+                        "model (busiest server's load, issue 33)")
+    terminal.info("a model's prediction, not a measurement: the 10-90% band is where single runs fall, spread by where "
+                  "the file's objects land")
 
 
 SEARCH_STRATEGIES = ("random", "lhs", "nelder-mead", "annealing", "genetic", "pso")

@@ -27,6 +27,26 @@ def load_trained(db: str | None, study: str, name: str | None):
         return opened.space, load_model(opened, name)
 
 
+def ranked_by_placement(db: str | None, study: str, name: str, values: dict, objective: str, top: int,
+                        fmt: str) -> bool:
+    """When ``name`` is a placement model (``iotune model striping --calibrate``), rank the study's layouts for the
+    workload with it and return True; False for any other model."""
+    from iotune.analytic.striped_study import is_placement_model, load_model, rank_layouts
+    from iotune.cli.model_cmd import show_ranked
+    from iotune.store import Store
+    from iotune.stored import StoredStudy
+
+    with Store(db, create=False) as store:
+        if not is_placement_model(store, study, name):
+            return False
+        if objective != "time":
+            raise IotuneError(f"model {name!r} is a placement model: it predicts time only, not {objective}")
+        opened = StoredStudy.open(store, study)
+        ranked = rank_layouts(load_model(store, study, name), opened.space, opened.spec.benchmark, values)
+    show_ranked(Terminal(), ranked, values, top, fmt)
+    return True
+
+
 def apply_lines(candidate, directory: str = "DIR") -> dict:
     """The four ways to apply a candidate's hints, as exact strings."""
     return hint_forms(candidate.hints, directory)
@@ -145,6 +165,8 @@ def recommend(
         from iotune.cli.decision_view import run_decision
 
         run_decision(db, study, values, top, hints_dir, fmt, constraint)
+        return
+    if model is not None and ranked_by_placement(db, study, model, values, objective, top, fmt):
         return
     space, trained = load_trained(db, study, model)
     run_recommend(trained, values, objective, top, pricing, hints_dir, fmt, constraint, space=space, db=db,

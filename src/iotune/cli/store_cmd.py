@@ -44,28 +44,46 @@ def export(path: Path = typer.Argument(..., help="File to write."),
     Terminal().success(f"exported to {path} ({fmt})")
 
 
-def import_(path: Path = typer.Argument(..., help="An iotune export (JSON, CSV or Parquet)."),
+def import_(path: Path = typer.Argument(..., help="An iotune export (JSON, CSV or Parquet), or a ground-truth table "
+                                                   "of data/ground_truth/."),
             spec: Path = typer.Option(None, "--spec", help="For a compact CSV (trial_uid, phase and cfg.* columns, "
                                                            "as data/ground_truth/compact.py writes): the spec it "
-                                                           "was measured with."),
+                                                           "was measured with (default: the .yaml of the same "
+                                                           "name beside it)."),
             study: str = typer.Option(None, "--study", "-s", help="For a compact CSV: the study to store it in "
                                                                   "(default: the spec's name)."),
             db: str = DB) -> None:
     """Merge another store's export into this one, skipping trials already present.
 
+    The ground truths of data/ground_truth/ load the same way: a compact CSV with the spec of the same name
+    beside it (hints_ground_truth.csv, testbed_ground_truth.csv), and the striping table
+    (striping_ground_truth.csv: one study per access pattern, with the specs in striping/ beside it).
+
     Every field is checked first; a bad record stops the import and nothing of it is kept.  The hints and
     environment variables each imported study sets when it runs are listed, and variables that are not on
     iotune's safe list are named: they are refused at run time unless allowed (--allow-env, IOTUNE_ALLOW_ENV).
     """
+    from iotune.importers.ground_truth import import_striping_table, is_striping_table, spec_beside
     from iotune.spec import load_spec
     from iotune.spec.environment import ALLOW_VARIABLE, refused_names
     from iotune.store import Store, exchange
 
+    terminal = Terminal()
+    if is_striping_table(path):
+        if spec is not None or study is not None:
+            raise IotuneError(f"{path} is the striping ground-truth table: its studies and specs are those of "
+                              "its patterns (striping/PATTERN.yaml beside it); import it without --spec and --study")
+        with Store(db) as store:
+            table = import_striping_table(store, path)
+        terminal.success(f"imported the striping ground truth {path}: {table.summary()}")
+        return
+    if spec is None and (beside := spec_beside(path)) is not None:
+        terminal.info(f"{path.name} is a compact CSV: reading it with the spec beside it, {beside}")
+        spec = beside
     loaded = load_spec(spec) if spec is not None else None
     if study is not None and loaded is None:
         raise IotuneError("--study names the study of a compact CSV and needs --spec (the spec it was measured "
                           "with); a full export carries its own study names")
-    terminal = Terminal()
     with Store(db) as store, terminal.progress(f"importing {path.name} (MiB read)", None) as bar:
         advance = _advancer(bar)
         report = exchange.import_file(store, path, spec=loaded, study=study,

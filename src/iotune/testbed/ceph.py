@@ -7,6 +7,10 @@ them by that mark even after the builder was SIGKILLed before it could record a
 pid.  Everything listens on 127.0.0.1 only and authentication is off
 (``auth_*_required = none``): a testbed for one host, never for a network.
 
+Data pools: ``cephfs_data`` (the file system's default), ``cephfs_plain`` (a
+second one alike) and, with 2 OSDs or more, ``cephfs_replicated`` (2 copies on
+distinct OSDs); a file's layout picks one with ``pool``.
+
 The monitor keeps its data on a small ext4 file system of its own (it stops
 when its file system runs short of space); the OSDs run inside the testbed's
 blkio cgroup, whose throttles limit each OSD's loop device separately, so each
@@ -34,6 +38,10 @@ PACKAGES = "ceph-mon ceph-osd ceph-mds ceph-fuse ceph-common"
 MON_FS_MIB = 512
 DATA_POOL = "cephfs_data"
 METADATA_POOL = "cephfs_metadata"
+PLAIN_POOL = "cephfs_plain"
+REPLICATED_POOL = "cephfs_replicated"
+REPLICAS = 2
+"""Copies the replicated data pool keeps (on distinct OSDs: the crush failure domain is the OSD)."""
 START_TIMEOUT = 300.0
 
 
@@ -201,6 +209,14 @@ def build(record: dict, config, directory: Path, group: Path) -> None:
     cluster.ceph("osd", "pool", "create", DATA_POOL, "64", "64")
     cluster.ceph("osd", "pool", "create", METADATA_POOL, "16", "16")
     cluster.ceph("fs", "new", "cephfs", METADATA_POOL, DATA_POOL)
+    # further data pools a layout's ``pool`` can name: a second plain one, and one of REPLICAS copies
+    cluster.ceph("osd", "pool", "create", PLAIN_POOL, "32", "32")
+    cluster.ceph("fs", "add_data_pool", "cephfs", PLAIN_POOL)
+    if config.devices >= REPLICAS:
+        cluster.ceph("osd", "pool", "create", REPLICATED_POOL, "32", "32")
+        cluster.ceph("osd", "pool", "set", REPLICATED_POOL, "size", str(REPLICAS))
+        cluster.ceph("osd", "pool", "set", REPLICATED_POOL, "min_size", "1")
+        cluster.ceph("fs", "add_data_pool", "cephfs", REPLICATED_POOL)
     cluster.start("mds.a", ["ceph-mds", "-c", conf, "-f", "-i", "a"])
     cluster.wait("the MDS", lambda: "up:active" in cluster.ceph("mds", "stat"))
     # the client mount
