@@ -257,8 +257,8 @@ class Study:
     def tune(self, workload: Mapping | None = None, budget: int = 10, *, objective: str = "time",
              runner=DEFAULT_RUNNER, prior_studies=(), seed: int = 0, scratch: str | os.PathLike | None = None,
              timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
-             on_step: Callable | None = None, candidates=None, baseline: bool = True, race: bool = True,
-             precision: float | None = None):
+             on_step: Callable | None = None, candidates=None, baseline: bool | str | Mapping = True,
+             race: bool = True, precision: float | None = None):
         """The best configuration of ``workload`` (workload parameter -> a level of the space) within ``budget``
         runs, learning from this study's runs and ``prior_studies`` (names or Study objects of this store): the
         campaign that ``iotune tune`` runs (:class:`iotune.study.tune.Tuning`, the transfer sampler).
@@ -267,18 +267,31 @@ class Study:
         ``gain`` over the default with its interval, whether the best is ``separated`` from the runner-up.
         ``on_step(step, result_so_far)`` is called after every run.  ``candidates``: the configurations of the
         workload to choose among (None: every valid one); ``baseline=False`` skips measuring the default first
-        (no gain against it is stated then); ``race=False`` spends every run on the search (no race confirms the
+        (no gain against it is stated then), ``baseline="romio"`` states gains against ROMIO's own defaults
+        (read with ``MPI_File_get_info``) and a mapping against those system values, as ``--baseline`` does;
+        ``race=False`` spends every run on the search (no race confirms the
         gain, :mod:`iotune.samplers.race`); ``precision`` races until the gain is known to that fraction.
         """
         from iotune.bench.platform import platform_info
         from iotune.study import Objective, Worker
         from iotune.study import Study as RunStudy
-        from iotune.study.tune import Tuning, extended_study_name, with_workload_levels
+        from iotune.study.tune import Tuning, baseline_values, extended_study_name, with_workload_levels
 
         self.spec.check_runnable()
         priors = tuple(p._study if isinstance(p, Study) else StoredStudy.open(self.store, p) for p in prior_studies)
         values = self._tune_values(workload)
         spec, extended = with_workload_levels(self.spec, values)
+        given = None if isinstance(baseline, bool) else baseline if isinstance(baseline, str) else \
+            ",".join(f"{k}={v}" for k, v in baseline.items())
+        scratch_dir = Path(scratch) if scratch is not None else default_scratch()
+
+        def read_romio() -> dict:
+            from iotune.bench.romio_defaults import romio_defaults
+
+            scratch_dir.mkdir(parents=True, exist_ok=True)
+            return romio_defaults(scratch_dir)
+
+        base_values, base_source, base_notes = baseline_values(spec.space, values, given, read_romio)
         target = self._study
         if extended:  # as `iotune tune` does: a study of the spec with the level added, this one as prior
             target = RunStudy.open_or_create(self.store, extended_study_name(self.name, extended), spec, resume=True,
@@ -293,8 +306,10 @@ class Study:
         try:
             tuning = Tuning(target, worker, values, budget, objective=Objective(objective),
                             prior_studies=priors, seed=seed, on_step=on_step, candidates=candidates,
-                            baseline=baseline, race=race, precision=precision)
+                            baseline=baseline is not False, race=race, precision=precision,
+                            baseline_values=base_values, baseline_source=base_source)
             result = tuning.run()
+            result.notes.extend(base_notes)
             if extended:
                 result.notes.append(f"the workload's {', '.join(extended)} is not a level of the spec: tuned in study "
                                     f"{target.name} (the spec with that level added), with {self.name} as prior")

@@ -55,6 +55,10 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
                                          "budget ends.", min=0.001, max=5.0),
          no_race: bool = typer.Option(False, "--no-race", help="Spend every run on the search: no race at the "
                                       "end re-runs the best and the default to confirm the gain."),
+         baseline: str = typer.Option(None, "--baseline", metavar="SETTINGS", help="What the gain is stated "
+                                      "against: 'romio' (ROMIO's own defaults, read with MPI_File_get_info from a "
+                                      "file opened with no hints) or system_parameter=value pairs (the others at "
+                                      "their defaults). Default: the spec's defaults."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
          runner: str = RUNNER,
          timeout: float = typer.Option(600.0, "--timeout", help="Seconds before a run is killed and failed."),
@@ -143,8 +147,13 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
             ran.append(step)
             show_step(terminal, step, so_far, budget, shown)
 
+        values_of_baseline, baseline_source, baseline_notes = _baseline(tuned_spec.space, values, baseline, scratch,
+                                                                        no_baseline)
+        for note in baseline_notes:
+            terminal.warn(note)
         tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed, on_step=on_step,
-                      baseline=not no_baseline, race=not no_race, precision=precision)
+                      baseline=not no_baseline, race=not no_race, precision=precision,
+                      baseline_values=values_of_baseline, baseline_source=baseline_source)
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
                                     scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec,
@@ -318,6 +327,24 @@ def _objective_text(value: float, objective: str) -> str:
     return f"{value:.4g}"
 
 
+def _baseline(space, values: dict, given: str | None, scratch, no_baseline: bool):
+    """(system values of the baseline, what it is, notes) for ``--baseline`` (:func:`iotune.study.tune.
+    baseline_values`); ROMIO's defaults are read in the scratch directory."""
+    from iotune.study.tune import SPEC_DEFAULT, baseline_values
+
+    if given is not None and no_baseline:
+        raise IotuneError("--baseline names what to measure first; --no-baseline measures none: give one of them")
+    if given is None:
+        return {}, SPEC_DEFAULT, []
+
+    def read_romio() -> dict:
+        from iotune.bench.romio_defaults import romio_defaults
+
+        return romio_defaults(prepare_scratch(scratch, announce=False))
+
+    return baseline_values(space, values, given, read_romio)
+
+
 def _benchmark_trials(study) -> list:
     """The trials of the benchmark study an application tuning (study ``S-runs``) took its space from."""
     from iotune.stored import StoredStudy, StudyError
@@ -389,7 +416,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
                                            "runs": best.runs,
                                            "interval_95": None if best.low is None else [best.low, best.high]},
         "default": None if result.default is None else {"configuration": result.default.configuration.to_dict(),
-                                                         "mean": result.default.mean, "runs": result.default.runs},
+                                                         "mean": result.default.mean, "runs": result.default.runs,
+                                                         "what": result.baseline_source},
         "gain_vs_default": None if result.gain is None or noise else {
             "ratio": result.gain,
             "interval_95": None if result.gain_low is None else [result.gain_low, result.gain_high]},
@@ -436,11 +464,12 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
     if noise:
         terminal.warn(noise)
     elif result.gain is not None and result.gain_low is None:
-        terminal.warn(f"against the default configuration ({text(result.default.mean)}): {result.gain:.2f}x, with no "
+        terminal.warn(f"against {result.baseline_source} ({text(result.default.mean)}): {result.gain:.2f}x, with no "
                       "interval: no configuration has run twice, so the run-to-run noise is unknown (a budget of 6 "
                       "or more races the best against the default to measure it)")
     elif result.gain is not None:
-        against = (f"against the default configuration ({text(result.default.mean)}): "
+        against = (f"against {result.baseline_source}, {result.default.configuration.describe() or 'no hint set'} "
+                   f"({text(result.default.mean)}): "
                    f"{result.gain:.2f}x better (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)")
         if result.gain_low <= 1:
             terminal.warn(against + ", which includes no gain: these runs cannot tell them apart")

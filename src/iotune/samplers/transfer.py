@@ -99,7 +99,8 @@ class TransferSampler(Sampler):
     objective, each configuration's known price per second of run (the engine
     uses it exactly instead of learning it); None otherwise.  ``candidates``: the workload's configurations
     to choose among (None: every valid one, or a seeded ``limit`` of them).  ``baseline``: propose the
-    default configuration first (the baseline a gain is stated against).  ``budget``: runs
+    default configuration first (the baseline a gain is stated against; ``baseline_values``: system values that
+    replace the spec's defaults in it).  ``budget``: runs
     of the workload in all, the stored ones told on resuming included.
     ``workers``: runs kept in flight (the most asked for at once).  ``objective`` names the unit of the
     values in the reasons ("time": seconds).  ``engine_options`` go to
@@ -113,7 +114,8 @@ class TransferSampler(Sampler):
     def __init__(self, space: Space, *, seed: int = 0, budget: int | None = None, workload: dict | None = None,
                  prior: Sequence = (), price: Callable[[Configuration], float] | None = None, workers: int = 1,
                  objective: str = "time", engine_options: dict | None = None, limit: int = MAX_CANDIDATES,
-                 candidates: Sequence[Configuration] | None = None, baseline: bool = True, race=None):
+                 candidates: Sequence[Configuration] | None = None, baseline: bool = True, race=None,
+                 baseline_values: dict | None = None):
         super().__init__(space, seed=seed, budget=budget)
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise SamplerError(f"workers is a number of runs proposed at once >= 1, got {workers!r}")
@@ -124,7 +126,7 @@ class TransferSampler(Sampler):
         self.objective = objective
         self.baseline = bool(baseline)
         try:
-            self.default = space.configuration(dict(self.workload))
+            self.default = space.configuration({**self.workload, **(baseline_values or {})})
         except SpaceError as error:
             raise SamplerError(f"the workload's default configuration is not valid: {error}") from None
         self.workload_key = self.default.workload_key

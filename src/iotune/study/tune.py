@@ -47,13 +47,14 @@ from iotune.variability.estimate import Estimate as RunsEstimate
 from iotune.variability.estimate import Run
 from iotune.variability.estimate import estimate as estimate_runs
 
-__all__ = ["REASONS_KEY", "ROUNDS_KEY", "Estimate", "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning",
-           "declared_best", "extended_study_name", "features", "prior_outcomes", "summarise_runs", "time_cost_front",
-           "with_workload_levels", "workload_configurations"]
+__all__ = ["REASONS_KEY", "ROUNDS_KEY", "SPEC_DEFAULT", "Estimate", "FrontPoint", "Step", "TuneError",
+           "TuneResult", "Tuning", "baseline_values", "declared_best", "extended_study_name", "features",
+           "prior_outcomes", "summarise_runs", "time_cost_front", "with_workload_levels", "workload_configurations"]
 
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
 BEFORE = "queued before this tuner (re)started"
+SPEC_DEFAULT = "the default configuration (each system parameter at its spec's default:)"
 NO_BASELINE = ("no gain against the default is stated: it was not measured (the tuning skipped the baseline, "
                "--no-baseline)")
 
@@ -121,6 +122,7 @@ class TuneResult:
     more_runs_needed: int | None = None
     planned_race_runs: int | None = None
     precision: float | None = None
+    baseline_source: str = ""
 
 
 def prior_outcomes(studies, space, objective: Objective, workload_key: str | None = None) -> list:
@@ -154,7 +156,8 @@ def price_of(objective: Objective) -> Callable[[Configuration], float] | None:
 
 def transfer_sampler(study: Study | None, space, workload: dict, budget: int | None, *, objective: Objective,
                      prior_studies=(), seed: int = 0, workers: int = 1, engine_options: dict | None = None,
-                     store=None, candidates=None, baseline: bool = True, race=None) -> TransferSampler:
+                     store=None, candidates=None, baseline: bool = True, race=None,
+                     baseline_values: dict | None = None) -> TransferSampler:
     """The transfer sampler of ``workload`` over ``space``, its prior read from ``study`` (None: not made yet)
     and ``prior_studies`` (Study objects, or names in ``store``); ``candidates`` (None: every valid
     configuration of the workload) and ``baseline`` as :class:`~iotune.samplers.TransferSampler` takes them."""
@@ -164,7 +167,7 @@ def transfer_sampler(study: Study | None, space, workload: dict, budget: int | N
     return TransferSampler(space, seed=seed, budget=budget, workload=workload, price=price_of(objective),
                            workers=workers, objective=objective.name, engine_options=engine_options,
                            prior=prior_outcomes(studies, space, objective), candidates=candidates, baseline=baseline,
-                           race=race)
+                           race=race, baseline_values=baseline_values)
 
 
 class Tuning:
@@ -189,7 +192,8 @@ class Tuning:
                  on_wait: Callable[[], None] | None = None,
                  on_queue: Callable[[Configuration, str, int], None] | None = None,
                  poll_s: float = POLL_S, grace_s: float = GRACE_S, candidates=None, baseline: bool = True,
-                 race: bool = True, precision: float | None = None):
+                 race: bool = True, precision: float | None = None, baseline_values: dict | None = None,
+                 baseline_source: str = SPEC_DEFAULT):
         from iotune.samplers import SamplerError
 
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
@@ -200,6 +204,7 @@ class Tuning:
             raise TuneError(f"the precision is the gain's wanted relative half-width, such as 0.1 for ±10%, "
                             f"got {precision!r}")
         self.precision = precision
+        self.baseline_source = baseline_source
         self.study = study
         self.space = study.space
         self.budget = budget
@@ -210,7 +215,7 @@ class Tuning:
             self.sampler = transfer_sampler(study, self.space, dict(workload), budget, objective=self.objective,
                                             prior_studies=self.prior_studies, seed=seed, workers=workers,
                                             engine_options=engine_options, candidates=candidates,
-                                            baseline=baseline)
+                                            baseline=baseline, baseline_values=baseline_values)
         except SamplerError as error:
             raise TuneError(str(error)) from None
         self.candidates = self.sampler.candidates
@@ -281,7 +286,7 @@ class Tuning:
         observations = sampler.observations
         result = TuneResult(self.objective.name, self.budget, len(observations), None, None,
                             candidates=len(self.candidates), prior_workloads=sampler.prior_workloads,
-                            precision=self.precision)
+                            precision=self.precision, baseline_source=self.baseline_source)
         default = sampler.index.get(sampler.default.key)
         race = sampler.race
         rounds = [run.round for run in race.runs] if race is not None else None
@@ -484,3 +489,54 @@ def with_workload_levels(spec, values: dict):
 def extended_study_name(study: str, extended: list[str]) -> str:
     """The study a workload with values added as levels is tuned in (``hints-transfer_size=3MiB``)."""
     return f"{study}-{'-'.join(extended)}"
+
+
+def baseline_values(space, workload: dict, given: str | None, read_romio: Callable[[], dict] | None = None
+                    ) -> tuple[dict, str, list[str]]:
+    """The system values of the configuration gains are stated against, what it is, and notes.
+
+    ``given``: None (the spec's defaults), ``romio`` (ROMIO's defaults as ``MPI_File_get_info`` reports them for a
+    file opened with no hints, ``read_romio()``: each hint parameter at the level ROMIO uses, the spec's default
+    where no level matches), or ``name=value`` pairs of system parameters (the others at their defaults)."""
+    from iotune.errors import SpaceError
+    from iotune.spec.mapping import hint_key, hint_value
+
+    if given is None:
+        return {}, SPEC_DEFAULT, []
+    values: dict = {}
+    notes: list[str] = []
+    if given.strip().lower() == "romio":
+        if read_romio is None:
+            raise TuneError("--baseline romio needs MPI to read ROMIO's default hints")
+        hints = read_romio()
+        for parameter in space.system_parameters:
+            key = hint_key(parameter)
+            if not key or key not in hints:
+                continue
+            level = next((v for v in parameter.levels if hint_value(v).lower() == hints[key].strip().lower()), None)
+            if level is None:
+                notes.append(f"ROMIO's default {key}={hints[key]} is not a level of {parameter.name}: the baseline "
+                             f"uses the spec's default, {parameter.format(parameter.default)}")
+            else:
+                values[parameter.name] = level
+        what = "ROMIO's defaults (the hints MPI_File_get_info reports for a file opened with none)"
+    else:
+        system = {p.name: p for p in space.system_parameters}
+        for item in filter(None, (part.strip() for part in given.split(","))):
+            name, sep, value = item.partition("=")
+            if not sep or name.strip() not in system:
+                raise TuneError(f"--baseline: {item!r} is not system_parameter=value (system parameters: "
+                                f"{', '.join(system)}; or --baseline romio)")
+            try:
+                values[name.strip()] = system[name.strip()].normalise(value.strip())
+            except SpaceError as error:
+                raise TuneError(f"--baseline: {error}") from None
+        what = f"the baseline given ({given.strip()})"
+    kept: dict = {}
+    for name, value in values.items():  # a value the workload leaves inactive (its `when:` is false) is dropped
+        try:
+            space.configuration({**workload, **kept, name: value})
+            kept[name] = value
+        except SpaceError:
+            continue
+    return kept, what, notes

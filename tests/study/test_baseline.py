@@ -1,0 +1,48 @@
+"""Issue 29: the baseline is what the user runs today: ROMIO's own defaults (read back with MPI_File_get_info), or
+the settings named, said in the answer."""
+
+import pytest
+
+from iotune.bench.romio_defaults import romio_defaults
+from iotune.study import Objective, Study, Worker
+from iotune.study.tune import SPEC_DEFAULT, TuneError, Tuning, baseline_values
+from tests.study.test_tune import SPEC, Landscape, measured_store
+
+WORKLOAD = {"transfer_size": 256 * 1024}
+ROMIO = {"romio_cb_write": "automatic", "cb_nodes": "1", "cb_buffer_size": "16777216", "romio_ds_write": "automatic"}
+
+
+def test_romio_defaults_map_onto_the_levels_of_the_space():
+    values, what, notes = baseline_values(SPEC.space, WORKLOAD, "romio", lambda: ROMIO)
+    assert values == {"romio_cb_write": "automatic", "cb_nodes": 1, "cb_buffer_size": 16 * 2**20}
+    assert what.startswith("ROMIO's defaults") and notes == []
+    values, _, notes = baseline_values(SPEC.space, WORKLOAD, "romio", lambda: {**ROMIO, "cb_nodes": "8"})
+    assert "cb_nodes" not in values and "cb_nodes=8 is not a level of cb_nodes" in notes[0]
+
+
+def test_named_settings_are_the_baseline_and_bad_ones_are_one_line():
+    values, what, _ = baseline_values(SPEC.space, WORKLOAD, "romio_cb_write=disable,cb_nodes=4", None)
+    assert values == {"romio_cb_write": "disable", "cb_nodes": 4} and "romio_cb_write=disable" in what
+    assert baseline_values(SPEC.space, WORKLOAD, None, None) == ({}, SPEC_DEFAULT, [])
+    with pytest.raises(TuneError, match="not system_parameter=value"):
+        baseline_values(SPEC.space, WORKLOAD, "transfer_size=1MiB", None)
+    with pytest.raises(TuneError, match="--baseline"):
+        baseline_values(SPEC.space, WORKLOAD, "cb_nodes=3", None)
+
+
+def test_a_tuning_measures_the_named_baseline_first_and_states_the_gain_against_it(tmp_path):
+    values, what, _ = baseline_values(SPEC.space, WORKLOAD, "romio", lambda: ROMIO)
+    with measured_store(tmp_path) as store:
+        study = Study.open(store, "landscape")
+        result = Tuning(study, Worker(study, Landscape(seed=2), tmp_path), WORKLOAD, 6, objective=Objective("time"),
+                        baseline_values=values, baseline_source=what).run()
+    first = result.steps[0].configuration
+    assert first["cb_buffer_size"] == 16 * 2**20 and first["romio_cb_write"] == "automatic"
+    assert result.default.configuration == first and result.baseline_source == what
+
+
+@pytest.mark.requires_mpi
+def test_romio_reports_its_default_hints_for_a_file_opened_with_none(tmp_path):
+    hints = romio_defaults(tmp_path)
+    assert hints["romio_cb_write"] == "automatic" and int(hints["cb_buffer_size"]) > 0
+    assert list(tmp_path.iterdir()) == []  # the probe's file is gone
