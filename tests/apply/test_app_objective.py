@@ -31,7 +31,8 @@ benchmark: {api: MPIIO, block_size: 1MiB}
 def _tune(tmp_path, capfd, monkeypatch, *options):
     url = str(tmp_path / "iotune.db")
     with Store(url) as store:
-        Study.create(store, "sleepy", CampaignSpec.from_text(SPEC))
+        if store.get_study("sleepy") is None:
+            Study.create(store, "sleepy", CampaignSpec.from_text(SPEC))
     for name in [n for n in os.environ if n.startswith("IOR_HINT__") or n in ("ROMIO_HINTS", "MPICH_MPIIO_HINTS")]:
         monkeypatch.delenv(name)
     mpiexec = str(Path(sys.executable).parent / "mpiexec")
@@ -181,3 +182,16 @@ def test_run_records_the_metric_and_compares_only_runs_measured_alike(tmp_path, 
     assert last.extra["phase_seconds_source"] == "metric" and last.phases[0].seconds == pytest.approx(printed)
     assert main(["run", "--study", "sleepy", "--db", url, "--", *command]) == 0
     assert "mean wall time" in capfd.readouterr().err  # the wall-time runs choose for a wall-time run
+
+
+@pytest.mark.requires_mpi
+def test_a_metric_tuning_never_counts_the_wall_time_runs_already_in_the_study(tmp_path, capfd, monkeypatch):
+    """Issue 29, item 5: a study holding wall-time runs of the application, tuned by its printed metric, compares
+    metric runs only: the budget is spent on runs of that metric, and no wall time enters the gain."""
+    _tune(tmp_path, capfd, monkeypatch)  # two wall-time runs in sleepy-runs
+    summary, runs, err, _ = _tune(tmp_path, capfd, monkeypatch, "--metric", r"write time: ([0-9.]+) s")
+    metric_runs = [t for t in runs if t.extra["phase_seconds_source"] == "metric"]
+    assert len(metric_runs) == 2 and len(runs) == 4  # its budget of 2 spent on metric runs, beside the 2 wall ones
+    assert summary["runs"] == 2
+    assert summary["best"]["mean"] < 0.9 and (summary["default"] is None or summary["default"]["mean"] < 0.9)
+
