@@ -50,6 +50,7 @@ _ELSEWHERE = {
     "IorInputError": "iotune.importers.ior_checks",
     "LayoutError": "iotune.fslayout.base",
     "LearningError": "iotune.learn.errors",
+    "OutputError": "iotune.output",
     "ModelError": "iotune.analytic.errors",
     "PredictorError": "iotune.learn.errors",
     "PricingError": "iotune.pricing",
