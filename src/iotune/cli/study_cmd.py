@@ -69,13 +69,14 @@ def delete(study: str = NAME,
            db: str = DB) -> None:
     """Delete a study with all its trials, measurements and models (asks first unless --yes)."""
     from iotune.store import Store
+    from iotune.store.engine import masked
 
     terminal = Terminal()
     with Store(db, create=False) as store:
         record = _record(store, study)
         trials = len(store.trial_states(record.id))
         models = len(store.list_models(study))
-        what = f"study {study!r} ({trials} trials, {models} models) from {store.url}"
+        what = f"study {study!r} ({trials} trials, {models} models) from {masked(store.url)}"
         if not yes:
             if not sys.stdin.isatty():
                 raise IotuneError(f"deleting {what} needs confirmation: add --yes")
