@@ -19,7 +19,7 @@ def study_decision(db: str | None, study: str, values: dict, constraints=()):
     from iotune.store import Store
     from iotune.stored import StoredStudy
 
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         opened = StoredStudy.open(store, study)
         trials = [t for t in opened.trials() if t.runner != "command"]
     space = opened.space

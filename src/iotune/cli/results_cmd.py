@@ -110,7 +110,7 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.store.engine import masked
 
     terminal = Terminal()
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         studies = _studies(store, study)
         if not studies:
             raise IotuneError(f"no studies in {masked(store.url)}; run `iotune bench SPEC.yaml` or `iotune demo` first")
@@ -226,7 +226,7 @@ def show_trials(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.cli.trial_table import trial_table
     from iotune.store import Store
 
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         records = _studies(store, study)
         spaces = {r.name: r.space for r in records}
         found = store.trials(study=study)

@@ -38,7 +38,7 @@ def history(study: str = NAME, db: str = DB, fmt: str = FORMAT) -> None:
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         record = _record(store, study)
         trials = sorted(store.trials(study=study), key=lambda t: (t.started_at or "~", t.id))
     columns, rows = trial_table(trials, {record.name: record.space})
@@ -115,7 +115,7 @@ def models(study: str = typer.Option(None, "--study", "-s", help="Only this stud
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         if study is not None:
             _record(store, study)
         found = store.list_models(study)
