@@ -59,6 +59,7 @@ _ELSEWHERE = {
     "SamplerError": "iotune.samplers.base",
     "ScreeningError": "iotune.screening.errors",
     "SlurmError": "iotune.study.slurm",
+    "StoreMovedError": "iotune.store.identity",
     "StudyError": "iotune.stored",
     "TestbedError": "iotune.testbed.errors",
     "TestbedUnsupportedError": "iotune.testbed.errors",

@@ -33,6 +33,7 @@ from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import model_rows, queries
 from iotune.store.base import BulkImport, Storage
 from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
+from iotune.store.identity import HeldFile
 from iotune.store.records import TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import check_schema, ensure_schema, measurements, models, platforms, studies, trials
 
@@ -77,6 +78,7 @@ class Store(Storage):
             _require_existing(self.url)
         self._closed = False
         self._read_only = read_only
+        self._held: HeldFile | None = None
         self._engine = create_engine(self.url, read_only=read_only)
         try:
             with self._transaction(write=not read_only, failure="cannot open store") as conn:
@@ -90,6 +92,8 @@ class Store(Storage):
         except BaseException:
             self._engine.dispose()
             raise
+        if self.backend == "sqlite" and not read_only:
+            self._held = HeldFile.of(self._engine.url.database)
 
     def __repr__(self) -> str:
         return f"Store({masked(self.url)!r})"
@@ -106,6 +110,8 @@ class Store(Storage):
             self._closed = True
             with shielded():
                 self._engine.dispose()
+                if self._held is not None:
+                    self._held.close()
 
     @property
     def backend(self) -> str:
@@ -116,6 +122,8 @@ class Store(Storage):
     def _transaction(self, write: bool, failure: str = "store", shield: bool = True) -> Iterator[sa.Connection]:
         if self._closed:
             raise StoreError(f"store {masked(self.url)} is closed")
+        if write and self._held is not None:  # before every write: one into a file no longer there is lost
+            self._held.check()
         try:
             # A signal inside SQLAlchemy's begin, commit or connection return, or between the generator's yield
             # and the caller's `with` body, left a connection holding the write lock while the KeyboardInterrupt
