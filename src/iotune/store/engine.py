@@ -173,6 +173,16 @@ def create_engine(url: str, read_only: bool = False) -> sa.Engine:
     return engine
 
 
+CORRUPT = ("database disk image is malformed", "file is not a database", "could not decode to utf-8")
+"""What SQLite (and Python's driver, for text that is not UTF-8, which iotune never writes) says of a damaged file."""
+
+
+def is_corrupt(exc: BaseException) -> bool:
+    """Whether a driver error says the database file is damaged."""
+    text = str(getattr(exc, "orig", None) or exc).lower()
+    return any(sign in text for sign in CORRUPT)
+
+
 def first_line(exc: BaseException) -> str:
     """The first meaningful line of a driver error, without SQLAlchemy's background link."""
     orig = getattr(exc, "orig", None) or exc

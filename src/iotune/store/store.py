@@ -32,7 +32,7 @@ from iotune.shield import shielded
 from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import model_rows, queries
 from iotune.store.base import BulkImport, Storage
-from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
+from iotune.store.engine import WRITE, create_engine, first_line, is_corrupt, masked, normalize_url
 from iotune.store.identity import HeldFile
 from iotune.store.records import TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import check_schema, ensure_schema, measurements, models, platforms, studies, trials
@@ -137,6 +137,9 @@ class Store(Storage):
                         conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                     yield conn
         except SQLAlchemyError as exc:
+            if is_corrupt(exc):
+                raise StoreError(f"the store {masked(self.url)} is corrupt ({first_line(exc)}); restore it from a "
+                                 "copy or an export") from None
             raise StoreError(f"{failure} {masked(self.url)}: {first_line(exc)}") from None
 
     def _write(self):
