@@ -212,10 +212,10 @@ def check_schema(conn: sa.Connection, where: str) -> None:
     if not sa.inspect(conn).has_table("meta"):
         raise StoreError(f"{where} holds no iotune store (no meta table); a reading command does not create one")
     row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
-    version = row[0] if row else None
+    version = str(row[0]) if row else ""
     if version == str(SCHEMA_VERSION):
         return
-    if str(version).isdigit() and int(version) < SCHEMA_VERSION:
+    if version.isdigit() and int(version) < SCHEMA_VERSION:
         raise StoreError(f"{where} has store schema version {version}, older than this iotune's ({SCHEMA_VERSION}), "
                          "and a reading command does not change a store: upgrade it once by opening it with a "
                          "command that writes (bench, tune, import, train), where it can be written")
