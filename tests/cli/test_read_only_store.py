@@ -14,7 +14,8 @@ from iotune.store import Store
 
 READING = [["studies"], ["results"], ["results", "--trials"], ["results", "--study", "synth", "--format", "json"],
            ["study", "history", "synth"], ["status", "--study", "synth"], ["export", "{out}/e.json"],
-           ["export", "{out}/e.csv"]]
+           ["export", "{out}/e.csv"], ["study", "best", "synth"], ["study", "models"],
+           ["recommend", "-s", "synth", "-w", "transfer_size=4MiB"], ["variability", "map", "-s", "synth"]]
 
 
 @pytest.fixture(autouse=True)
@@ -26,7 +27,7 @@ def _build(path) -> None:
     from tests.learn import synthetic
 
     with Store(path) as store:
-        synthetic.build_study(store, repeats=1)
+        synthetic.build_study(store, repeats=2)
 
 
 def _snapshot(directory) -> dict:
