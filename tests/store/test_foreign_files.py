@@ -117,3 +117,20 @@ def test_a_damaged_store_is_called_corrupt(tmp_path, capsys, monkeypatch, damage
         assert main([*command, "--db", str(path)]) == 2
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1 and "corrupt" in lines[0], lines
+
+
+def test_a_stored_json_column_is_bounded_before_it_is_parsed(tmp_path, capsys, monkeypatch):
+    """Issue 32, item 5: every stored part bounded before it is parsed; 9 MiB of ``[{},{},...]`` (parsed, twenty
+    times that) in a trial's ``extra`` column of a store received from someone else."""
+    from iotune.cli.app import main
+    from tests.learn import synthetic
+
+    monkeypatch.setenv("IOTUNE_PLAIN", "1")
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        synthetic.build_study(store, repeats=1)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE trials SET extra_json = ? WHERE id = 1", ("[{}" + ",{}" * (3 << 20) + "]",))
+    assert main(["results", "--trials", "--db", str(path)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "extra" in lines[0] and "more than" in lines[0], lines
