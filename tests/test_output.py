@@ -131,3 +131,18 @@ def test_a_full_disk_leaves_the_old_file_whole(small_disk):
     with pytest.raises(OutputError, match="cannot write the report .*No space left on device"):
         write_report(report, path)
     assert path.read_text() == "the old report" and _leftovers(small_disk) == []
+
+
+def test_a_dash_is_standard_output(capsys):
+    write_output("-", "to stdout", "export")
+    assert capsys.readouterr().out == "to stdout"
+
+
+def test_a_dash_is_standard_output_when_it_is_a_text_stream(monkeypatch):
+    import io
+    import sys
+
+    text = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", text)
+    write_output("-", "to a text stream", "export")
+    assert text.getvalue() == "to a text stream"

@@ -12,6 +12,7 @@ device into a regular file (issue 32).
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
 import sys
@@ -38,8 +39,14 @@ def output_stream(path: str | os.PathLike, what: str) -> Iterator[BinaryIO]:
     """
     shown = os.fspath(path)
     if shown == STDOUT:
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:  # a text stream in place of stdout (a test's, an embedding program's)
+            held = io.BytesIO()
+            yield held
+            sys.stdout.write(held.getvalue().decode("utf-8", "replace"))
+            return
+        yield binary
+        binary.flush()
         return
     target = Path(os.path.realpath(path))  # a symbolic link: what it points to
     try:
