@@ -133,7 +133,8 @@ def write_report(report: Report, output: str | Path, plots: str | Path | None = 
         svgs[figure.name] = svg
         if plot_dir is not None:
             stem = plot_dir / figure.name
-            for suffix, content in ((".svg", svg.encode()), (".png", png or b""), (".csv", figure.data.to_csv().encode())):
+            table = figure.data.to_csv().encode()
+            for suffix, content in ((".svg", svg.encode()), (".png", png or b""), (".csv", table)):
                 write_output(stem.with_suffix(suffix), content, "figure")
                 files.append(stem.with_suffix(suffix))
     text = page(report.title, report.subtitle, report.sections, svgs, iotune.__version__)
