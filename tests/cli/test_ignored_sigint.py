@@ -31,8 +31,8 @@ def _ignoring_sigint():
 def test_an_ignored_sigint_stays_ignored_by_every_command(tmp_path):
     db = tmp_path / "s.db"
     for name, command in COMMANDS.items():
-        process = subprocess.Popen([sys.executable, "-m", "iotune", command[0], "--db", str(db), *map(str, command[1:])],
-                                   cwd=tmp_path, env={**os.environ, "IOTUNE_PLAIN": "1"}, stdout=subprocess.PIPE,
+        argv = [sys.executable, "-m", "iotune", command[0], "--db", str(db), *map(str, command[1:])]
+        process = subprocess.Popen(argv, cwd=tmp_path, env={**os.environ, "IOTUNE_PLAIN": "1"}, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, preexec_fn=_ignoring_sigint)
         time.sleep(2.5)  # past the imports, into the command's work
         assert process.poll() is None, f"{name} ended before the signal: {process.communicate()[1][-2000:]}"

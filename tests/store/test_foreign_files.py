@@ -98,8 +98,9 @@ def test_a_damaged_store_is_called_corrupt(tmp_path, capsys, monkeypatch, damage
     gave "Could not decode to UTF-8 column ..." with nothing saying the store is damaged."""
     import random
 
-    from iotune.cli.app import main
     from tests.learn import synthetic
+
+    from iotune.cli.app import main
 
     monkeypatch.setenv("IOTUNE_PLAIN", "1")
     path = tmp_path / "s.db"
@@ -122,8 +123,9 @@ def test_a_damaged_store_is_called_corrupt(tmp_path, capsys, monkeypatch, damage
 def test_a_stored_json_column_is_bounded_before_it_is_parsed(tmp_path, capsys, monkeypatch):
     """Issue 32, item 5: every stored part bounded before it is parsed; 9 MiB of ``[{},{},...]`` (parsed, twenty
     times that) in a trial's ``extra`` column of a store received from someone else."""
-    from iotune.cli.app import main
     from tests.learn import synthetic
+
+    from iotune.cli.app import main
 
     monkeypatch.setenv("IOTUNE_PLAIN", "1")
     path = tmp_path / "s.db"
