@@ -41,6 +41,7 @@ def _read_all(db, out, capsys) -> None:
         assert code == 0, f"{argv}: {err}"
 
 
+@pytest.mark.slow
 def test_reading_commands_change_nothing_beside_the_store(tmp_path, capsys):
     store_dir, out = tmp_path / "store", tmp_path / "out"
     store_dir.mkdir(), out.mkdir()
@@ -88,6 +89,7 @@ def read_only_mount(tmp_path):
         subprocess.run(["umount", str(mount)], check=True)
 
 
+@pytest.mark.slow
 @pytest.mark.requires_root
 def test_reading_commands_work_on_a_read_only_mount(read_only_mount, tmp_path, capsys):
     with pytest.raises(OSError):  # really read-only, even for root
