@@ -347,6 +347,8 @@ DB_CASES = [
     Case("db-not-utf8", ["studies", "--db", "x.db"], {"x.db": ("setup", "not-utf8.db")}, "corrupt"),
     Case("db-model-json-bomb", ["recommend", "-s", "tuned", "-w", "transfer_size=4MiB", "--model", "bomb",
                                 "--db", "x.db"], {"x.db": ("setup", "bomb.db")}, "model.json", timeout=60),
+    Case("db-json-column-huge", ["results", "--trials", "--db", "x.db"], {"x.db": ("setup", "huge-json.db")},
+         "more than"),
     Case("db-empty-file-read", ["results", "--db", "x.db"], {"x.db": b""}, "holds no iotune store"),
 ]
 

@@ -84,13 +84,18 @@ def sources(tmp_path_factory) -> dict:
     with contextlib.closing(sqlite3.connect(root / "not-utf8.db")) as conn:  # closed: its write-ahead log folded in
         conn.execute("UPDATE studies SET description = CAST(X'FFFE41' AS TEXT)")
         conn.commit()
+    shutil.copy(root / "trained.db", root / "huge-json.db")
+    with contextlib.closing(sqlite3.connect(root / "huge-json.db")) as conn:  # parsed, twenty times its 9 MiB
+        conn.execute("UPDATE trials SET extra_json = ? WHERE id = (SELECT min(id) FROM trials)",
+                     ("[{}" + ",{}" * (3 << 20) + "]",))
+        conn.commit()
     _bomb_store(root / "trained.db", root / "bomb.db")
     document = json.loads((root / "export.json").read_text())
     document["studies"][0]["trials"] = document["studies"][0]["trials"][:3]
     rows = list(csv.DictReader(io.StringIO((root / "export.csv").read_text())))
     return {"root": root, "export": document, "csv": rows, "ior": json.loads(IOR_FIXTURE.read_text()),
             "setup": {name: (root / name).read_bytes() for name in ("trained.db", "foreign.db", "not-utf8.db",
-                                                                    "bomb.db")}}
+                                                                    "bomb.db", "huge-json.db")}}
 
 
 def _bomb_store(trained: Path, path: Path) -> None:
