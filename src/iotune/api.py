@@ -20,6 +20,7 @@ from iotune.runners.registry import DEFAULT as DEFAULT_RUNNER
 from iotune.runners.registry import RUNNERS, default_scratch, runner_and_storage
 from iotune.spec import CampaignSpec
 from iotune.store import Store
+from iotune.store.engine import masked
 from iotune.stored import StoredStudy, StudyError
 
 Progress = Callable[[object, object], None]
@@ -62,7 +63,7 @@ def create_study(spec, storage: str | os.PathLike | None = None, *, name: str | 
         elif load_if_exists:
             opened = StoredStudy.open_or_create(store, name, loaded, resume=True)
         else:
-            raise StudyError(f"study {name!r} already exists in {store.url}; load it with iotune.load_study("
+            raise StudyError(f"study {name!r} already exists in {masked(store.url)}; load it with iotune.load_study("
                              f"{name!r}, storage=...) or pass load_if_exists=True")
     except BaseException:
         store.close()
@@ -136,7 +137,7 @@ class Study:
         self._study = study
 
     def __repr__(self) -> str:
-        return f"iotune.Study({self.name!r}, storage={self.store.url!r})"
+        return f"iotune.Study({self.name!r}, storage={masked(self.store.url)!r})"
 
     def __enter__(self) -> Study:
         return self

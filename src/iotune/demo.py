@@ -173,12 +173,16 @@ def verdict(outcome: DemoOutcome) -> list[str]:
     ties = outcome.recommendation.co_champions
     lines.append("The model alone (no run of this workload, trained on the other workloads) picked "
                  f"{_settings(outcome.model_pick, system)}"
+                 + (" (the default configuration: the model expects no hint setting to beat it)"
+                    if _is_default(outcome, outcome.model_pick) else "")
                  + (f", one of {ties} settings it predicts the same time for" if ties > 1 else "")
                  + "; " + _against_best(outcome, outcome.model_pick) + ".")
     answer = outcome.answer
     if answer is not None and answer.best is not None:
         lines.append("iotune recommend, asked before any run of it, predicted "
-                     f"{_settings(answer.best, system)} from the other workloads' runs; "
+                     f"{_settings(answer.best, system)}"
+                     + (" (the default configuration)" if _is_default(outcome, answer.best) else "")
+                     + " from the other workloads' runs; "
                      + _against_best(outcome, answer.best) + ".")
     elif answer is not None:
         lines.append(f"iotune recommend, asked before any run of it, named no configuration: {answer.message}.")
@@ -194,6 +198,10 @@ def verdict(outcome: DemoOutcome) -> list[str]:
     why += _screening(outcome, system)
     lines.append(why if why.endswith(".") else why + ".")
     return lines
+
+
+def _is_default(outcome: DemoOutcome, configuration: dict) -> bool:
+    return all(configuration.get(p.name) == outcome.default.get(p.name) for p in outcome.spec.space.system_parameters)
 
 
 def _screening(outcome: DemoOutcome, system: list[str]) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from iotune.errors import IotuneError
 from iotune.space.configuration import digest
 from iotune.spec import CampaignSpec
+from iotune.store.engine import masked
 from iotune.store.records import StudyRecord
 
 
@@ -98,7 +99,7 @@ class StoredStudy:
         record = store.get_study(name)
         if record is None:
             known = ", ".join(s.name for s in store.list_studies()[:10]) or "none"
-            raise StudyError(f"no study named {name!r} in {store.url} (studies: {known})")
+            raise StudyError(f"no study named {name!r} in {masked(store.url)} (studies: {known})")
         return cls(store, record)
 
     @classmethod

@@ -278,7 +278,18 @@ EXPORT_MUTATIONS = {
     "uid-huge": lambda d: d["studies"][0]["trials"][0].update(uid="u" * 10_000),
     "started-at-bad": lambda d: d["studies"][0]["trials"][0].update(started_at="yesterday"),
     "hints-nested": lambda d: d["studies"][0]["trials"][0].update(hints_requested={"a": {"b": 1}}),
+    "space-hint-separator": lambda d: _with_space(d, d["studies"][0]["space_yaml"].replace(
+        "  - disable\n", "  - disable;cb_nodes=99\n")),
+    "benchmark-hint-space": lambda d: d["studies"][0]["trials"][0].update(benchmark={"hints": {"cb_nodes": "2 4"}}),
 }
+
+
+def _with_space(document: dict, space_yaml: str) -> None:
+    """The study's space replaced by ``space_yaml``, its hash made to match (issue 32: a level a spec refuses)."""
+    from iotune.space import Space
+
+    assert space_yaml != document["studies"][0]["space_yaml"]
+    document["studies"][0].update(space_yaml=space_yaml, space_hash=Space.from_text(space_yaml).hash)
 EXPORTS = [Case(f"export-{name}", ["import", "x.json", "--db", "s.db"], {"x.json": ("export", name)})
            for name in EXPORT_MUTATIONS]
 EXPORTS += [
@@ -330,6 +341,15 @@ DB_CASES = [
     Case("db-bad-postgres-url", ["studies", "--db", "postgresql+psycopg://u@/db?host=/nonexistent-dir"], {}),
     Case("db-json-as-db", ["results", "--db", "x.json"], {"x.json": ("export", None)}),
     Case("db-missing-dir", ["studies", "--db", "no/such/dir/s.db"], {}),
+    # issue 32: random bytes in every page but the first, text that is not UTF-8, a model whose model.json
+    # inflates to 480 MiB, a reader on an empty file (it creates no store)
+    Case("db-random-pages", ["results", "--db", "x.db"], {"x.db": ("setup", "trained.db", "random-pages")}, "corrupt"),
+    Case("db-not-utf8", ["studies", "--db", "x.db"], {"x.db": ("setup", "not-utf8.db")}, "corrupt"),
+    Case("db-model-json-bomb", ["recommend", "-s", "tuned", "-w", "transfer_size=4MiB", "--model", "bomb",
+                                "--db", "x.db"], {"x.db": ("setup", "bomb.db")}, "model.json", timeout=60),
+    Case("db-json-column-huge", ["results", "--trials", "--db", "x.db"], {"x.db": ("setup", "huge-json.db")},
+         "more than"),
+    Case("db-empty-file-read", ["results", "--db", "x.db"], {"x.db": b""}, "holds no iotune store"),
 ]
 
 
@@ -459,6 +479,13 @@ OPTIONS = [
          {"t.db": ("setup", "trained.db")}),
     Case("option-export-unwritable", ["export", "no/such/dir/o.json", "--db", "t.db"],
          {"t.db": ("setup", "trained.db")}),
+    Case("option-export-parent-file", ["export", "afile/o.json", "--db", "t.db"],
+         {"t.db": ("setup", "trained.db"), "afile": "I am a file\n"}, "Not a directory"),
+    Case("option-export-directory", ["export", "adir", "--format", "json", "--db", "t.db"],
+         {"t.db": ("setup", "trained.db"), "adir/.keep": ""}, "is a directory"),
+    Case("option-hints-dir-parent-file", ["recommend", "-s", "tuned", "-w", "transfer_size=4MiB",
+                                          "--hints-dir", "afile/h", "--db", "t.db"],
+         {"t.db": ("setup", "trained.db"), "afile": "I am a file\n"}, "afile"),
     Case("option-hints-dir-file", ["recommend", "-s", "tuned", "-w", "transfer_size=4MiB",
                                    "--hints-dir", "afile", "--db", "t.db"],
          {"t.db": ("setup", "trained.db"), "afile": "I am a file\n"}, "afile"),

@@ -135,3 +135,15 @@ def test_within_the_noise_of_the_fastest_means_in_its_tied_set():
     for configuration in CONFIGURATIONS:
         within = "cannot tell it from the fastest" in _against_best(result, configuration.to_dict())
         assert within == (configuration.key in tied and configuration.key != CONFIGURATIONS[fast].key), configuration
+
+
+def test_a_pick_that_is_the_default_is_said_to_be_it():
+    """Issue 32, item 7: the model's pick was the default configuration and the verdict did not say so."""
+    default = SPEC.space.configuration(dict(HELD_OUT)).to_dict()
+    at_default = next(i for i, c in enumerate(CONFIGURATIONS) if c.to_dict() == default)
+    other = index_of(romio_cb_write="disable", romio_cb_read="disable")
+    lines = verdict(outcome({}, tuned_index=other, model_index=at_default))
+    model = next(line for line in lines if line.startswith("The model alone"))
+    tuner = next(line for line in lines if line.startswith("The tuner"))
+    assert "(the default configuration: the model expects no hint setting to beat it)" in model
+    assert "the default configuration" not in tuner

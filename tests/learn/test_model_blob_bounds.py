@@ -78,3 +78,26 @@ def test_a_small_model_still_loads(tmp_path):
     again = load_estimator(dump_estimator(tree))
     assert np.array_equal(again.predict(np.arange(40.0).reshape(-1, 2)), tree.predict(np.arange(40.0).reshape(-1, 2)))
     assert _load_in_child(tmp_path, dump_estimator(tree)) == "loaded"
+
+
+def _json_bomb(inflated: int) -> bytes:
+    """A model whose model.json is ``[{},{},...]`` (parsed, twenty times its size) of ``inflated`` bytes,
+    deflated to a few hundred KiB (issue 32, item 5: 478 KiB inflating to 480 MiB)."""
+    outer = io.BytesIO()
+    with zipfile.ZipFile(outer, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("model.json", "w", force_zip64=True) as member:
+            member.write(b'{"format": "' + FORMAT.encode() + b'", "estimator": [{}')
+            chunk = b",{}" * (1 << 20)
+            for _ in range(inflated // len(chunk)):
+                member.write(chunk)
+            member.write(b"]}")
+        archive.writestr("arrays.npz", b"")
+    return outer.getvalue()
+
+
+@pytest.mark.slow
+def test_a_model_json_that_inflates_is_refused_within_the_memory_limit(tmp_path):
+    blob = _json_bomb(480 << 20)
+    assert len(blob) < 1 << 20
+    answer = _load_in_child(tmp_path, blob)
+    assert answer.startswith("refused:") and "model.json" in answer and "\n" not in answer

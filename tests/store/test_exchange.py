@@ -9,6 +9,7 @@ import socket
 import pytest
 
 from iotune.errors import StoreError
+from iotune.output import OutputError
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.space import Space
 from iotune.store.exchange import export, import_file
@@ -244,5 +245,5 @@ def test_export_errors(store, tmp_path):
         export(store, tmp_path / "x.xml", "xml")
     with pytest.raises(StoreError, match="no study"):
         export(store, tmp_path / "x.json", study="nope")
-    with pytest.raises(StoreError, match="cannot write"):
+    with pytest.raises(OutputError, match="cannot write the export"):
         export(store, tmp_path / "no" / "dir" / "x.json")

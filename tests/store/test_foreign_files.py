@@ -90,3 +90,49 @@ def test_a_store_of_a_newer_schema_is_refused_unchanged(tmp_path):
     with pytest.raises(StoreError, match="newer than this iotune"):
         Store(path)
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["newer.db"]
+
+
+@pytest.mark.parametrize("damage", ["text", "pages"])
+def test_a_damaged_store_is_called_corrupt(tmp_path, capsys, monkeypatch, damage):
+    """Issue 32, item 7: random bytes past the first page, or text that is not UTF-8 (which iotune never writes),
+    gave "Could not decode to UTF-8 column ..." with nothing saying the store is damaged."""
+    import random
+
+    from tests.learn import synthetic
+
+    from iotune.cli.app import main
+
+    monkeypatch.setenv("IOTUNE_PLAIN", "1")
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        synthetic.build_study(store, repeats=1)
+    if damage == "text":
+        with sqlite3.connect(path) as conn:
+            conn.execute("UPDATE studies SET description = CAST(X'FFFE41' AS TEXT)")
+    else:
+        data = bytearray(path.read_bytes())
+        page = int.from_bytes(data[16:18], "big")
+        data[page:] = random.Random(4).randbytes(len(data) - page)
+        path.write_bytes(bytes(data))
+    for command in (["studies"], ["results"], ["results", "--trials"], ["export", str(tmp_path / "e.json")]):
+        assert main([*command, "--db", str(path)]) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and "corrupt" in lines[0], lines
+
+
+def test_a_stored_json_column_is_bounded_before_it_is_parsed(tmp_path, capsys, monkeypatch):
+    """Issue 32, item 5: every stored part bounded before it is parsed; 9 MiB of ``[{},{},...]`` (parsed, twenty
+    times that) in a trial's ``extra`` column of a store received from someone else."""
+    from tests.learn import synthetic
+
+    from iotune.cli.app import main
+
+    monkeypatch.setenv("IOTUNE_PLAIN", "1")
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        synthetic.build_study(store, repeats=1)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE trials SET extra_json = ? WHERE id = 1", ("[{}" + ",{}" * (3 << 20) + "]",))
+    assert main(["results", "--trials", "--db", str(path)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "extra" in lines[0] and "more than" in lines[0], lines

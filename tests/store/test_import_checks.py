@@ -212,3 +212,33 @@ def test_a_flat_csv_with_rows_repeated_or_cut_short_is_refused(tmp_path, damage,
         with pytest.raises(StoreError, match=fragment):
             import_file(store, tmp_path / "bad.csv")
         assert store.trials() == []
+
+
+HINTED = """\
+name: hinted
+parameters:
+  - {name: romio_cb_write, type: categorical, levels: [enable, "enable;cb_nodes=99"], role: system, layer: mpiio}
+"""
+
+
+@pytest.mark.parametrize("where", ["space", "benchmark"])
+def test_hint_values_a_spec_refuses_are_refused_on_import(tmp_path, where):
+    """Issue 32, item 7: a hint value a spec would refuse (here one that adds a hint of its own where the
+    application reads it) was imported, and the study then could not run it.  One line, naming the value; nothing
+    of the file kept."""
+    space = Space.from_text(HINTED if where == "space" else HINTED.replace(', "enable;cb_nodes=99"', ""))
+    with Store(tmp_path / "source.db") as store:
+        study = store.create_study("hinted", space.to_yaml(), space.hash, {})
+        for made in space.enumerate():
+            benchmark = BenchmarkSpec(processes=2, hints={"cb_nodes": "2;striping_factor=99"} if where == "benchmark"
+                                      else {}).to_dict()
+            trial = store.start_trial(study.id, made.to_dict(), made.key, made.workload_key, 0, None, benchmark)
+            store.finish_trial(trial, Measurement(status="COMPLETE", wall_seconds=1.0,
+                                                  phases=[PhaseResult("write", 2**20, 1.0, 0.01, 0.9, 0.01, 16)]))
+        export(store, tmp_path / "e.json")
+    with Store(tmp_path / "target.db") as target:
+        with pytest.raises(StoreError) as refused:
+            import_file(target, tmp_path / "e.json")
+        assert "\n" not in str(refused.value)
+        assert ("'enable;cb_nodes=99'" if where == "space" else "'2;striping_factor=99'") in str(refused.value)
+        assert target.list_studies() == []

@@ -44,3 +44,22 @@ def test_bench_on_a_testbed_records_throttled_trials_and_tears_down(testbed_root
     with sqlite3.connect(database) as connection:
         assert connection.execute("select count(*) from trials").fetchone()[0] == 1
     assert leftovers(testbed_root) == [] and list(testbed_root.iterdir()) == []
+
+
+def test_status_lists_the_throttled_devices_only(tmp_path):
+    """Issue 32, item 7: the CephFS monitor's own loop device (unthrottled) was listed among the throttled ones.
+    A recorded state (nothing built: status only reads it) with a monitor's device and two OSDs'."""
+    from iotune.testbed import StorageConfig, state, support_problem
+
+    if support_problem():
+        pytest.skip(f"requires_root: {support_problem()}")
+    directory = tmp_path / "testbeds" / "tb-ceph"
+    directory.mkdir(parents=True)
+    config = StorageConfig(fs="cephfs", devices=2, write_mbps=20, size_mib=1024).to_dict()
+    record = state.new_state("tb-ceph", directory, config, None)
+    record["loops"] = [{"device": "/dev/loop-mon", "role": "mon"}, {"device": "/dev/loop-osd0", "role": "osd"},
+                       {"device": "/dev/loop-osd1", "role": "osd"}]
+    state.save(record)
+    status = run_cli("testbed", "status", "--format", "csv", "--dir", tmp_path / "testbeds")
+    assert status.returncode == 0, status.stderr
+    assert "/dev/loop-osd0,/dev/loop-osd1" in status.stdout and "loop-mon" not in status.stdout

@@ -144,6 +144,7 @@ def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retr
     returns the campaign's report."""
     from iotune.api import run_bench
     from iotune.store import Store
+    from iotune.store.engine import masked
 
     terminal = terminal or Terminal()
     scratch = prepare_scratch(scratch, spec, announce=False, terminal=terminal)
@@ -154,7 +155,7 @@ def measure_spec(spec, study: str, db: str | None, *, resume: bool = False, retr
         else:
             platform = campaign.worker.platform or {}
             where = f"in {scratch} ({platform.get('fs_type') or 'unknown'} file system on {platform.get('hostname')})"
-        terminal.info(f"study {study}: measuring {where} into {campaign.store.url}")
+        terminal.info(f"study {study}: measuring {where} into {masked(campaign.store.url)}")
         return run_campaign(campaign, terminal)
 
     with Store(db) as store:

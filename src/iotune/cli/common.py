@@ -12,8 +12,11 @@ from iotune.runners.registry import default_scratch
 
 
 def results_command(study: str, db: str | None = None) -> str:
-    """``iotune results --study S [--db DB]`` as a line to paste into a shell: every value quoted."""
-    words = ["iotune", "results", "--study", study] + (["--db", str(db)] if db else [])
+    """``iotune results --study S [--db DB]`` as a line to paste into a shell: every value quoted, a password
+    masked (the user types it again)."""
+    from iotune.store.engine import masked
+
+    words = ["iotune", "results", "--study", study] + (["--db", masked(str(db))] if db else [])
     return shlex.join(words)
 
 

@@ -19,7 +19,7 @@ def study_decision(db: str | None, study: str, values: dict, constraints=()):
     from iotune.store import Store
     from iotune.stored import StoredStudy
 
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         opened = StoredStudy.open(store, study)
         trials = [t for t in opened.trials() if t.runner != "command"]
     space = opened.space
@@ -192,10 +192,9 @@ def write_hints_files(directory: Path, records: list[dict], processes, terminal:
     """One ROMIO hints file per ranked record in ``directory``, each with the command line that applies it."""
     import shlex
 
+    from iotune.output import write_output
+
     for record in records:
         path = (directory / f"rank{record['rank']}.hints").resolve()
-        try:
-            path.write_text(record["apply"]["romio_hints"], encoding="utf-8")
-        except OSError as exc:
-            raise IotuneError(f"--hints-dir: cannot write {path} ({exc.strerror or exc})") from None
+        write_output(path, record["apply"]["romio_hints"], "hints file")
         terminal.info(f"ROMIO_HINTS={shlex.quote(str(path))} mpiexec -n {processes} ./your_app")

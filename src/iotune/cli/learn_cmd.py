@@ -98,7 +98,7 @@ def evaluate(study: str = STUDY, target: str = TARGET,
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         opened = _known(store, study, target)
         from iotune.learn.evaluation import PredictorScore
         from iotune.learn.evaluation import evaluate as score
@@ -130,7 +130,7 @@ def explain(study: str = STUDY,
 
     check_format(fmt)
     terminal = Terminal()
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         opened = _known(store, study, target)
         from iotune.learn.explanation import explain as describe
 

@@ -347,17 +347,14 @@ def calibrate(datasets: str = typer.Option("16,32,64", "--datasets", help="Datas
     """Measure B_M(x) and D_M(x) with dd on throttled loop disks (Nicolae et al. 2015, paper 002, Sec. III-C/D;
     needs root)."""
     from iotune.analytic.calibration import measure_calibration
-    from iotune.analytic.errors import ModelError
 
     check_format(fmt)
     result = measure_calibration(_numbers(datasets, "--datasets", int), _numbers(caches, "--caches", int),
                                  slow_mbps, fast_mbps, repeats)
     if output is not None:
-        try:
-            with open(output, "w", encoding="utf-8") as stream:
-                stream.write(result.to_yaml())
-        except OSError as error:
-            raise ModelError(f"cannot write {output}: {error.strerror or error}") from None
+        from iotune.output import write_output
+
+        write_output(output, result.to_yaml(), "calibration")
     b, d = result.throughput(), result.attach()
     fast, slow = result.fast_mbps_measured(), result.slow_mbps_measured()
     rows = []

@@ -22,7 +22,7 @@ def load_trained(db: str | None, study: str, name: str | None):
     from iotune.store import Store
     from iotune.stored import StoredStudy
 
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         opened = StoredStudy.open(store, study)
         return opened.space, load_model(opened, name)
 
@@ -58,7 +58,7 @@ def with_spread(result, db: str | None, study: str):
     from iotune.store import Store
     from iotune.stored import StoredStudy
 
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         return attach_spread(result, StoredStudy.open(store, study))
 
 

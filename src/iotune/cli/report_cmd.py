@@ -41,7 +41,7 @@ def report(
         from iotune.stored import StoredStudy
 
         values = workload_values_from(workload)[0] if workload is not None else None
-        with Store(db, create=False) as store:
+        with Store(db, read_only=True) as store:
             opened = StoredStudy.open(store, study)  # a typo is refused before the report's libraries load (seconds)
             from iotune.report import study_report
 

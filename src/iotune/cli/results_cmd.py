@@ -29,9 +29,11 @@ def _system(config: dict, space) -> dict:
 
 def no_study(store, study: str) -> IotuneError:
     """The error for a study the store does not hold, naming the ones it does."""
+    from iotune.store.engine import masked
+
     known = [s.name for s in store.list_studies()]
     listed = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "") if known else "none yet"
-    return IotuneError(f"no study named {study!r} in {store.url} (studies: {listed})")
+    return IotuneError(f"no study named {study!r} in {masked(store.url)} (studies: {listed})")
 
 
 def _studies(store, study: str | None) -> list:
@@ -105,12 +107,13 @@ def show_best(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.analysis import best_per_workload
     from iotune.recommend.decision import decide_all, not_in_effect_text
     from iotune.store import Store
+    from iotune.store.engine import masked
 
     terminal = Terminal()
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         studies = _studies(store, study)
         if not studies:
-            raise IotuneError(f"no studies in {store.url}; run `iotune bench SPEC.yaml` or `iotune demo` first")
+            raise IotuneError(f"no studies in {masked(store.url)}; run `iotune bench SPEC.yaml` or `iotune demo` first")
         records = []
         for record in studies:
             space = record.space
@@ -223,7 +226,7 @@ def show_trials(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.cli.trial_table import trial_table
     from iotune.store import Store
 
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         records = _studies(store, study)
         spaces = {r.name: r.space for r in records}
         found = store.trials(study=study)

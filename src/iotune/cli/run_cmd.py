@@ -47,6 +47,7 @@ def run(
     from iotune.apply.run import run_command
     from iotune.profile import workload_values_from
     from iotune.store import Store
+    from iotune.store.engine import masked
     from iotune.stored import StoredStudy
 
     if workload is not None and darshan is not None:
@@ -68,7 +69,7 @@ def run(
                 "none: measure one with iotune bench SPEC or iotune demo"
             what = "give --study" if study is None else f"no study named {study!r}"
             raise IotuneError(f"{what}: the study whose measurements choose the configuration "
-                              f"(studies in {store.url}: {listed})")
+                              f"(studies in {masked(store.url)}: {listed})")
         opened = StoredStudy(store, record)
         if values is None:
             varied = [p.name for p in opened.space.parameters if p.role == "workload" and len(p.levels) > 1]

@@ -114,7 +114,7 @@ def status(study: str = typer.Option(..., "--study", "-s", help="The study to sh
     check_format(fmt)
     grace = grace or GRACE_S
     terminal = Terminal()
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         data = snapshot(store, study, grace)
         if fmt == "json":
             import json

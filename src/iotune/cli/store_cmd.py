@@ -16,7 +16,7 @@ def studies(db: str = DB, fmt: str = FORMAT) -> None:
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         rows = []
         for study in store.list_studies():
             states = store.trial_states(study.id)
@@ -33,13 +33,14 @@ def export(path: Path = typer.Argument(..., help="File to write."),
            study: str = STUDY, db: str = DB) -> None:
     """Export measurements (every repeat, every phase) to share or analyse."""
     from iotune.store import Store, exchange
+    from iotune.store.engine import masked
 
     fmt = fmt or path.suffix.lstrip(".").lower()
     if fmt not in ("json", "csv", "parquet"):
         raise IotuneError(f"export format must be json, csv or parquet, got {fmt!r}")
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         if study and store.get_study(study) is None:
-            raise IotuneError(f"no study named {study!r} in {store.url}")
+            raise IotuneError(f"no study named {study!r} in {masked(store.url)}")
         exchange.export(store, path, fmt, study=study)
     Terminal().success(f"exported to {path} ({fmt})")
 

@@ -38,7 +38,7 @@ def history(study: str = NAME, db: str = DB, fmt: str = FORMAT) -> None:
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         record = _record(store, study)
         trials = sorted(store.trials(study=study), key=lambda t: (t.started_at or "~", t.id))
     columns, rows = trial_table(trials, {record.name: record.space})
@@ -69,13 +69,14 @@ def delete(study: str = NAME,
            db: str = DB) -> None:
     """Delete a study with all its trials, measurements and models (asks first unless --yes)."""
     from iotune.store import Store
+    from iotune.store.engine import masked
 
     terminal = Terminal()
     with Store(db, create=False) as store:
         record = _record(store, study)
         trials = len(store.trial_states(record.id))
         models = len(store.list_models(study))
-        what = f"study {study!r} ({trials} trials, {models} models) from {store.url}"
+        what = f"study {study!r} ({trials} trials, {models} models) from {masked(store.url)}"
         if not yes:
             if not sys.stdin.isatty():
                 raise IotuneError(f"deleting {what} needs confirmation: add --yes")
@@ -114,7 +115,7 @@ def models(study: str = typer.Option(None, "--study", "-s", help="Only this stud
     from iotune.store import Store
 
     check_format(fmt)
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         if study is not None:
             _record(store, study)
         found = store.list_models(study)

@@ -80,13 +80,13 @@ def build(fs: str = FS, devices: int = DEVICES, raid0: bool = RAID0, scheduler: 
 @app.command("status")
 def status(fmt: str = FORMAT, root: Path = ROOT) -> None:
     """List the testbeds recorded in the state directory."""
-    from iotune.testbed import list_testbeds
+    from iotune.testbed import list_testbeds, throttled_devices
     from iotune.testbed.system import require_support
 
     check_format(fmt)
     require_support()
     records = list_testbeds(root)
-    rows = [[r["name"], r["config"]["fs"], ",".join(loop["device"] for loop in r["loops"]), r["config"]["scheduler"],
+    rows = [[r["name"], r["config"]["fs"], ",".join(throttled_devices(r)), r["config"]["scheduler"],
              _limits(r["config"]), r["mountpoint"] or "-", r["cgroup"] or "-",
              "persistent" if r["owner"] is None else ("running" if r["alive"] else "owner dead")] for r in records]
     Terminal().emit(["name", "fs", "devices", "scheduler", "limits", "mountpoint", "cgroup", "owner"], rows, fmt,

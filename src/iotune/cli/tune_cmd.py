@@ -416,6 +416,7 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
     from iotune.apply.forms import mpich_mpiio_hints, romio_hints_file
     from iotune.recommend.decision import effective_hints, not_in_effect_text
     from iotune.spec.mapping import env_of
+    from iotune.store.engine import masked
     from iotune.study.tune import NO_BASELINE
 
     startup = measure.startup if measure is not None and measure.wall_time else None
@@ -509,4 +510,4 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
     if command:
         terminal.info("next runs with the best: "
                       + shlex.join(["iotune", "run", "--study", study.name.removesuffix("-runs"),
-                                    *(["--db", db] if db else []), "--", *command]))
+                                    *(["--db", masked(db)] if db else []), "--", *command]))

@@ -29,7 +29,7 @@ def _load(db, study: str | None, runs: int = 2):
 
     if not study:
         raise VariabilityError("--study is required; `iotune studies` lists them")
-    with Store(db, create=False) as store:
+    with Store(db, read_only=True) as store:
         repeats = Repeats.from_study(StoredStudy.open(store, study))
     kept = repeats.require_repeats(runs)
     if len(kept) < len(repeats):

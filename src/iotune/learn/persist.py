@@ -25,6 +25,9 @@ from iotune.learn.errors import LearningError
 FORMAT = "iotune-model-1"
 _MAX_BYTES = 512 * 2**20
 _MAX_ARRAY_BYTES = 256 * 2**20
+_MAX_DOCUMENT_BYTES = 8 * 2**20
+"""``model.json`` holds structure only (the arrays are in ``arrays.npz``): a forest of 500 trees takes well under
+1 MiB.  Parsed, JSON can take twenty times its size (``[{},{},...]``), so it is bounded on its own."""
 _UFUNCS = {"log": np.log, "exp": np.exp}
 
 
@@ -199,6 +202,19 @@ def _load_arrays(data: bytes) -> dict[str, np.ndarray]:
     return arrays
 
 
+def _read_document(archive: zipfile.ZipFile) -> bytes:
+    """``model.json``, inflated no further than :data:`_MAX_DOCUMENT_BYTES` (its declared size is not trusted)."""
+    too_large = LearningError(f"the stored model is too large (its model.json inflates past "
+                              f"{_MAX_DOCUMENT_BYTES // 2**20} MiB)")
+    if archive.getinfo("model.json").file_size > _MAX_DOCUMENT_BYTES:
+        raise too_large
+    with archive.open("model.json") as member:
+        data = member.read(_MAX_DOCUMENT_BYTES + 1)
+    if len(data) > _MAX_DOCUMENT_BYTES:
+        raise too_large
+    return data
+
+
 def load_estimator(blob: bytes):
     """The estimator ``dump_estimator`` wrote; LearningError, in one line, for anything else."""
     if not isinstance(blob, (bytes, bytearray)) or len(blob) > _MAX_BYTES:
@@ -210,7 +226,7 @@ def load_estimator(blob: bytes):
                 raise LearningError("the stored model is not in iotune's model format")
             if sum(info.file_size for info in archive.infolist()) > _MAX_BYTES:
                 raise LearningError("the stored model is too large")
-            document = json.loads(archive.read("model.json"))
+            document = json.loads(_read_document(archive))
             arrays = _load_arrays(archive.read("arrays.npz"))
     except LearningError:
         raise

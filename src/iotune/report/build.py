@@ -112,6 +112,7 @@ def profile_report(path: str | Path) -> Report:
 def write_report(report: Report, output: str | Path, plots: str | Path | None = None) -> Written:
     """Draw every figure and write the page to ``output``; with ``plots``, each figure as SVG, PNG and CSV there."""
     import iotune
+    from iotune.output import STDOUT, write_output
     from iotune.report.figures import render
     from iotune.report.html import page
 
@@ -132,13 +133,15 @@ def write_report(report: Report, output: str | Path, plots: str | Path | None = 
         svgs[figure.name] = svg
         if plot_dir is not None:
             stem = plot_dir / figure.name
-            for suffix, content in ((".svg", svg.encode()), (".png", png), (".csv", figure.data.to_csv().encode())):
-                stem.with_suffix(suffix).write_bytes(content)
+            table = figure.data.to_csv().encode()
+            for suffix, content in ((".svg", svg.encode()), (".png", png or b""), (".csv", table)):
+                write_output(stem.with_suffix(suffix), content, "figure")
                 files.append(stem.with_suffix(suffix))
     text = page(report.title, report.subtitle, report.sections, svgs, iotune.__version__)
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise IotuneError(f"cannot write the report to {output}: {error.strerror or error}") from None
+    if str(output) != STDOUT:
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise IotuneError(f"cannot write the report to {output}: {error.strerror or error}") from None
+    write_output(output, text, "report")
     return Written(output, len(text.encode()), len(svgs), files, time.perf_counter() - start)

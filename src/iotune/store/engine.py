@@ -9,6 +9,10 @@ failing when it upgrades a read lock.
 A SQLite file is looked at read-only before any of that (:func:`check_sqlite_file`):
 only a new or empty file, or an iotune store, is ever written to; anything else
 (someone else's database, a corrupt file, a device) is refused untouched.
+
+A reading command opens its store read-only (:func:`create_engine` with
+``read_only``): SQLite's ``mode=ro``, ``immutable=1`` when no write-ahead log is
+there (:func:`read_only_uri`).
 """
 
 from __future__ import annotations
@@ -63,14 +67,14 @@ def _parse(url: str) -> URL:
         raise StoreError(f"cannot read store URL {masked(url)!r}: {first_line(exc)}") from None
 
 
-def _sqlite_events(engine: sa.Engine) -> None:
+def _sqlite_events(engine: sa.Engine, read_only: bool) -> None:
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves, below
         cursor = dbapi_conn.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys = ON")
-        if engine.url.database not in (None, "", ":memory:"):
+        if engine.url.database not in (None, "", ":memory:") and not read_only:
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = FULL")
         cursor.close()
@@ -132,16 +136,32 @@ def check_sqlite_file(path: str | os.PathLike) -> None:
                          "not an iotune store; it was left unchanged")
 
 
-def create_engine(url: str) -> sa.Engine:
+def read_only_uri(path: str | os.PathLike) -> str:
+    """The SQLite URI that opens ``path`` read-only.
+
+    ``mode=ro`` alone opens a write-ahead-logged file by making its ``-wal`` and ``-shm`` files, which it then
+    leaves behind, and cannot where nothing can be made (a read-only mount: "unable to open database file").
+    With no ``-wal`` file no writer has the store open, and ``immutable=1`` reads it without either (as
+    :func:`check_sqlite_file` does); a writer that opens it during the read may make the read fail, never
+    the store.  With a ``-wal`` file (a writer at work), ``mode=ro`` reads what it committed there.
+    """
+    path = Path(path).absolute()
+    return f"file:{quote(str(path))}?mode=ro" + ("" if Path(f"{path}-wal").exists() else "&immutable=1")
+
+
+def create_engine(url: str, read_only: bool = False) -> sa.Engine:
     """An engine for ``url`` that has connected once, or StoreError naming the (masked) URL.
 
-    A SQLite file is checked first (:func:`check_sqlite_file`).
+    A SQLite file is checked first (:func:`check_sqlite_file`); ``read_only`` opens it read-only.
     """
     parsed = _parse(url)
+    kwargs: dict = {}
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
             and not parsed.database.startswith("file:"):
         check_sqlite_file(parsed.database)
-    kwargs: dict = {}
+        if read_only:
+            uri = read_only_uri(parsed.database)
+            kwargs["creator"] = lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
     if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
         kwargs["connect_args"] = {"connect_timeout": 10}
     try:
@@ -149,8 +169,18 @@ def create_engine(url: str) -> sa.Engine:
     except Exception as exc:
         raise StoreError(f"cannot open store {masked(url)}: {first_line(exc)}") from None
     if engine.dialect.name == "sqlite":
-        _sqlite_events(engine)
+        _sqlite_events(engine, read_only)
     return engine
+
+
+CORRUPT = ("database disk image is malformed", "file is not a database", "could not decode to utf-8")
+"""What SQLite (and Python's driver, for text that is not UTF-8, which iotune never writes) says of a damaged file."""
+
+
+def is_corrupt(exc: BaseException) -> bool:
+    """Whether a driver error says the database file is damaged."""
+    text = str(getattr(exc, "orig", None) or exc).lower()
+    return any(sign in text for sign in CORRUPT)
 
 
 def first_line(exc: BaseException) -> str:

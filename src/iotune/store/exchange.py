@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from iotune.errors import SpaceError, StoreError
+from iotune.output import output_stream
 from iotune.spec.mapping import hint_key, hint_value
 from iotune.store import flat, json_stream, queries
 from iotune.store import import_checks as checks
@@ -118,32 +119,19 @@ def _trial_doc(record, fingerprints: dict[int, str]) -> dict:
     }
 
 
-def _atomic_write(path: str | os.PathLike, write) -> None:
-    """Write through ``write(tmp_path)`` then rename, so a crash never leaves half a file at ``path``."""
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise StoreError(f"cannot write export {target}: {exc.strerror or exc}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def write_json(path: str | os.PathLike, document: dict) -> None:
-    def write(tmp: Path) -> None:
-        with open(tmp, "w", encoding="utf-8") as out:
-            json.dump(document, out, indent=1)
-            out.flush()
-            os.fsync(out.fileno())
-
-    _atomic_write(path, write)
+    """The export document as JSON at ``path`` (:func:`iotune.output.output_stream`: atomic, or written through)."""
+    with output_stream(path, "export") as stream:
+        text = io.TextIOWrapper(stream, encoding="utf-8")
+        json.dump(document, text, indent=1)
+        text.flush()
+        text.detach()
 
 
 def write_rows(path: str | os.PathLike, fmt: str, rows: list[dict]) -> None:
-    """Flat rows as CSV or Parquet, written atomically."""
-    _atomic_write(path, lambda tmp: flat.write_rows(tmp, fmt, rows))
+    """Flat rows as CSV or Parquet at ``path``, as :func:`write_json` writes."""
+    with output_stream(path, "export") as stream:
+        flat.write_rows(stream, fmt, rows)
 
 
 def export_rows(storage: Storage, records: list[StudyRecord]) -> list[dict]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import json
 import re
 import shlex
@@ -34,18 +35,20 @@ _FLOAT_COLUMNS = {"seconds", "bandwidth_mib", "open_seconds", "transfer_seconds"
 _NUMBER = re.compile(r"^-?\d+$")
 
 
-def write_rows(path: Path, fmt: str, rows: list[dict]) -> None:
-    """Flat rows as "csv" or "parquet"; the columns of an empty export are the base columns."""
+def write_rows(stream: IO[bytes], fmt: str, rows: list[dict]) -> None:
+    """Flat rows as "csv" or "parquet" into a binary stream; the columns of an empty export are the base columns."""
     columns = list(rows[0]) if rows else list(queries.BASE_COLUMNS)
     if fmt == "csv":
-        with open(path, "w", newline="", encoding="utf-8") as out:
-            writer = csv.DictWriter(out, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(rows)
+        out = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+        writer = csv.DictWriter(out, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+        out.flush()
+        out.detach()
     else:
         pa, pq = _pyarrow()
         arrays = [_arrow_column(pa, [row[name] for row in rows]) for name in columns]
-        pq.write_table(pa.Table.from_arrays(arrays, names=columns), path)
+        pq.write_table(pa.Table.from_arrays(arrays, names=columns), stream)
 
 
 

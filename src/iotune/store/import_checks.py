@@ -35,6 +35,7 @@ from iotune.errors import SpaceError
 from iotune.records import BenchmarkSpec, PhaseResult
 from iotune.space import Space
 from iotune.spec.environment import check_name, check_value
+from iotune.spec.mapping import check_hint_value, hint_key, hint_value
 from iotune.store.records import parse_space
 
 PHASES = ("write", "read", "run")
@@ -142,8 +143,9 @@ def document(value: Any, what: str, *, optional: bool = True) -> Any:
     return dict(value)
 
 
-def hints(value: Any, what: str) -> dict[str, str]:
-    """MPI-IO hints: text keys, text values (numbers are kept as text, as MPI_Info holds them)."""
+def hints(value: Any, what: str, runnable: bool = False) -> dict[str, str]:
+    """MPI-IO hints: text keys, text values (numbers are kept as text, as MPI_Info holds them); ``runnable``
+    (hints a run would set): each value one a spec takes (:func:`iotune.spec.mapping.check_hint_value`)."""
     value = document(value, what) or {}
     out = {}
     for key, item in value.items():
@@ -151,7 +153,16 @@ def hints(value: Any, what: str) -> dict[str, str]:
         if isinstance(item, bool) or not isinstance(item, (str, int, float)):
             raise BadRecord(f"{what} {key} must be text, got {_show(item)}")
         out[key] = text(str(item), f"{what} {key}", limit=1024, optional=False, line=True)
+        if runnable:
+            _runnable_hint(key, out[key], what)
     return out
+
+
+def _runnable_hint(key: str, value: str, what: str) -> None:
+    try:
+        check_hint_value(key, value)
+    except SpaceError as exc:
+        raise BadRecord(f"{what}: {exc}") from None
 
 
 def benchmark(value: Any, what: str) -> dict | None:
@@ -167,7 +178,7 @@ def benchmark(value: Any, what: str) -> dict | None:
         for key, item in dict(spec.env).items():
             check_name(key)
             check_value(key, item)
-        hints(spec.hints, f"{what} hints")
+        hints(spec.hints, f"{what} hints", runnable=True)
         for field in ("processes", "block_size", "transfer_size", "segment_count"):
             count(getattr(spec, field), f"{what} {field}")
     except (TypeError, SpaceError) as exc:
@@ -258,6 +269,10 @@ def study_space(study: Mapping, where: str) -> Space | None:
         space = parse_space(space_yaml, source="space_yaml")
     except SpaceError as exc:
         raise BadRecord(str(exc).splitlines()[0]) from None
+    for parameter in space.parameters:  # the study's hints: each level one that a spec takes, so that it can run
+        if key := hint_key(parameter):
+            for level in parameter.levels:
+                _runnable_hint(key, hint_value(level), "space_yaml")
     if space.hash != space_hash:
         raise BadRecord(f"space_hash {space_hash} is not the hash of its space_yaml ({space.hash}): the export was "
                         "edited or damaged")

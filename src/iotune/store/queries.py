@@ -41,9 +41,19 @@ def dumps(value, what: str) -> str:
         raise StoreError(f"{what} is not JSON-serializable: {exc}") from None
 
 
-def loads(text: str | None, default=None):
-    """Decode a JSON column; NULL gives ``default``."""
-    return default if text is None else json.loads(text)
+MAX_STORED_JSON = 8 << 20
+"""Characters of one stored JSON column parsed at most: JSON can take twenty times its size once parsed
+(``[{},{},...]``), and a store may come from someone else (an import takes at most 1 MiB a document)."""
+
+
+def loads(text: str | None, default=None, what: str = "JSON column"):
+    """Decode a JSON column (``what`` names it in the error); NULL gives ``default``."""
+    if text is None:
+        return default
+    if len(text) > MAX_STORED_JSON:
+        raise StoreError(f"the store's {what} is {len(text)} characters of JSON, more than the {MAX_STORED_JSON} "
+                         "iotune reads: a damaged store, or one not written by iotune")
+    return json.loads(text)
 
 
 def now() -> str:
@@ -97,7 +107,7 @@ def study_record(row) -> StudyRecord:
         description=row.description or "",
         space_hash=row.space_hash,
         space_yaml=row.space_yaml,
-        settings=loads(row.settings_json, {}),
+        settings=loads(row.settings_json, {}, "settings"),
         origin=row.origin,
         spec_yaml=row.spec_yaml,
         controller=row.controller,
@@ -209,7 +219,7 @@ def _trial_record(row) -> TrialRecord:
         study=row.study_name,
         study_id=row.study_id,
         platform_id=row.platform_id,
-        config=loads(row.config_json, {}),
+        config=loads(row.config_json, {}, "config"),
         config_key=row.config_key,
         workload_key=row.workload_key,
         repeat=row.repeat,
@@ -219,12 +229,12 @@ def _trial_record(row) -> TrialRecord:
         finished_at=row.finished_at,
         runner=row.runner,
         command=row.command,
-        hints_requested=loads(row.hints_requested_json, {}),
-        hints_in_effect=loads(row.hints_in_effect_json, {}),
+        hints_requested=loads(row.hints_requested_json, {}, "hints requested"),
+        hints_in_effect=loads(row.hints_in_effect_json, {}, "hints in effect"),
         read_cache_mode=row.read_cache_mode,
         wall_seconds=row.wall_seconds,
-        extra=loads(row.extra_json, {}),
-        benchmark=loads(row.benchmark_json, None),
+        extra=loads(row.extra_json, {}, "extra"),
+        benchmark=loads(row.benchmark_json, None, "benchmark"),
         imported_from=row.imported_from,
         owner=row.owner,
         heartbeat_at=row.heartbeat_at,
@@ -319,8 +329,8 @@ def flat_rows(conn: sa.Connection, study_id: int | None = None) -> list[dict]:
     out, cfg_names, hint_names = [], set(), set()
     for row in conn.execute(query):
         data = row._asdict()
-        config = loads(data.pop("config_json"), {})
-        hints = loads(data.pop("hints_in_effect_json"), {})
+        config = loads(data.pop("config_json"), {}, "config")
+        hints = loads(data.pop("hints_in_effect_json"), {}, "hints in effect")
         data.update({f"cfg.{k}": v for k, v in config.items()})
         data.update({f"hint.{k}": v for k, v in hints.items()})
         cfg_names.update(config)

@@ -32,9 +32,10 @@ from iotune.shield import shielded
 from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import model_rows, queries
 from iotune.store.base import BulkImport, Storage
-from iotune.store.engine import WRITE, create_engine, first_line, masked, normalize_url
+from iotune.store.engine import WRITE, create_engine, first_line, is_corrupt, masked, normalize_url
+from iotune.store.identity import HeldFile
 from iotune.store.records import ROUNDS_SETTING, TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
-from iotune.store.schema import ensure_schema, measurements, models, platforms, studies, trials
+from iotune.store.schema import check_schema, ensure_schema, measurements, models, platforms, studies, trials
 
 _RESETTABLE = ("PENDING", "RUNNING", "FAILED")
 
@@ -65,17 +66,25 @@ class Store(Storage):
     or a URL such as ``postgresql+psycopg://user:pw@host/db``.  Opening creates
     the schema in an empty database and refuses one written by a newer iotune.
     With ``create=False`` (commands that only read what was measured) a SQLite
-    file that does not exist is an error rather than a new, empty store.
+    file that does not exist is an error rather than a new, empty store.  With
+    ``read_only`` (commands that only read) nothing is ever created or written:
+    a SQLite file is opened read-only (it may be on read-only media), a
+    PostgreSQL transaction is READ ONLY.
     """
 
-    def __init__(self, url: str | os.PathLike | None = None, *, create: bool = True):
+    def __init__(self, url: str | os.PathLike | None = None, *, create: bool = True, read_only: bool = False):
         self.url = normalize_url(url)
-        if not create:
+        if not create or read_only:
             _require_existing(self.url)
         self._closed = False
-        self._engine = create_engine(self.url)
+        self._read_only = read_only
+        self._held: HeldFile | None = None
+        self._engine = create_engine(self.url, read_only=read_only)
         try:
-            with self._transaction(write=True, failure="cannot open store") as conn:
+            with self._transaction(write=not read_only, failure="cannot open store") as conn:
+                if read_only:
+                    check_schema(conn, masked(self.url))
+                    return
                 if conn.dialect.name == "postgresql":
                     # One opener at a time creates the schema; the number is arbitrary but fixed.
                     conn.execute(sa.text("SELECT pg_advisory_xact_lock(7158400361)"))
@@ -83,6 +92,8 @@ class Store(Storage):
         except BaseException:
             self._engine.dispose()
             raise
+        if self.backend == "sqlite" and not read_only:
+            self._held = HeldFile.of(self._engine.url.database)
 
     def __repr__(self) -> str:
         return f"Store({masked(self.url)!r})"
@@ -99,6 +110,8 @@ class Store(Storage):
             self._closed = True
             with shielded():
                 self._engine.dispose()
+                if self._held is not None:
+                    self._held.close()
 
     @property
     def backend(self) -> str:
@@ -109,6 +122,8 @@ class Store(Storage):
     def _transaction(self, write: bool, failure: str = "store", shield: bool = True) -> Iterator[sa.Connection]:
         if self._closed:
             raise StoreError(f"store {masked(self.url)} is closed")
+        if write and self._held is not None:  # before every write: one into a file no longer there is lost
+            self._held.check()
         try:
             # A signal inside SQLAlchemy's begin, commit or connection return, or between the generator's yield
             # and the caller's `with` body, left a connection holding the write lock while the KeyboardInterrupt
@@ -118,8 +133,13 @@ class Store(Storage):
                 if write:
                     conn.execution_options(**{WRITE: True})
                 with conn.begin():
+                    if self._read_only and conn.dialect.name == "postgresql":
+                        conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                     yield conn
         except SQLAlchemyError as exc:
+            if is_corrupt(exc):
+                raise StoreError(f"the store {masked(self.url)} is corrupt ({first_line(exc)}); restore it from a "
+                                 "copy or an export") from None
             raise StoreError(f"{failure} {masked(self.url)}: {first_line(exc)}") from None
 
     def _write(self):

@@ -29,6 +29,7 @@ from iotune.errors import IotuneError, StoreError
 from iotune.owner import owner_is_dead, process_owner
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.spec.storage import storage_config
+from iotune.store.identity import StoreMovedError
 from iotune.study.renewal import Renewal
 
 HEARTBEAT_S = 10.0
@@ -113,6 +114,8 @@ class Worker:
             raise
         try:
             self.store.finish_trial(trial.id, measurement, owner=self.owner)
+        except StoreMovedError:
+            raise
         except StoreError:
             self.report.dropped += 1  # another worker took the trial over while this one was presumed dead
             return True
@@ -148,6 +151,8 @@ class Worker:
                 claimed = self.run_one()
                 gone = not claimed and controller_gone(self.store, self.study, self.grace_s)
                 unreachable_since = None
+            except StoreMovedError:
+                raise
             except StoreError:
                 unreachable_since = unreachable_since or time.monotonic()
                 if time.monotonic() - unreachable_since > self.grace_s:

@@ -10,7 +10,15 @@ from iotune.testbed.cgroup import cgroup_of, run_in_cgroup
 from iotune.testbed.errors import TestbedError, TestbedUnsupportedError
 from iotune.testbed.provider import StorageSession, TestbedProvider
 from iotune.testbed.system import support_problem
-from iotune.testbed.testbed import Built, Testbed, cleanup, default_root, list_testbeds, teardown_state
+from iotune.testbed.testbed import (
+    Built,
+    Testbed,
+    cleanup,
+    default_root,
+    list_testbeds,
+    teardown_state,
+    throttled_devices,
+)
 
 __all__ = [
     "FILE_SYSTEMS",
@@ -26,6 +34,7 @@ __all__ = [
     "cleanup",
     "default_root",
     "list_testbeds",
+    "throttled_devices",
     "run_in_cgroup",
     "support_problem",
     "teardown_state",

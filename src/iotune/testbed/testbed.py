@@ -46,9 +46,13 @@ class Built:
     state_dir: Path
 
 
+def throttled_devices(record: dict) -> list[str]:
+    """The loop devices a testbed's throttles limit: not the CephFS monitor's own small file system's."""
+    return [loop["device"] for loop in record["loops"] if loop.get("role") != "mon"]
+
+
 def _built(record: dict) -> Built:
-    devices = [loop["device"] for loop in record["loops"] if loop.get("role") != "mon"]
-    return Built(record["name"], Path(record["mountpoint"]), devices,
+    return Built(record["name"], Path(record["mountpoint"]), throttled_devices(record),
                  Path(record["cgroup"]), StorageConfig.from_dict(record["config"]), Path(record["dir"]))
 
 
