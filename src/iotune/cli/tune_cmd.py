@@ -373,8 +373,14 @@ def race_lines(result) -> list[str]:
     if result.best is None or result.gain is None:
         return []
     if not result.confirmed:
-        return ["unconfirmed: the best's mean and gain come from the runs that chose it, which flatter it (no race: "
-                + ("--no-race" if result.race_runs == 0 and result.budget >= 6 else "a budget below 6") + ")"]
+        if result.race_runs:
+            why = (f"the race had {result.race_runs} run(s) before the budget ended, too few to compare round by "
+                   "round: a larger --budget continues this tuning")
+        elif result.budget < 6:
+            why = "no race: a budget below 6"
+        else:
+            why = "no race (--no-race, or the budget was spent before this tuning)"
+        return ["unconfirmed: the best's mean and gain come from the runs that chose it, which flatter it; " + why]
     lines = [f"confirmed by a race of {result.race_runs} run(s) in {result.race_rounds} rounds (the best and the "
              "default interleaved, compared round by round): the gain and the best's mean come from them"]
     if result.more_runs_needed:

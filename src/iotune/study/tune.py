@@ -206,6 +206,7 @@ class Tuning:
                             f"got {precision!r}")
         self.precision = precision
         self.baseline_source = baseline_source
+        self.accepts = accepts
         self.study = study
         self.space = study.space
         self.budget = budget
@@ -225,7 +226,6 @@ class Tuning:
         self._groups: list | None = None
         if race:
             self.sampler.race = self._race(baseline)
-        self.accepts = accepts
         self.campaign = Campaign(study, self.sampler, worker, objective=self.objective, poll_s=poll_s,
                                  grace_s=grace_s, on_start=on_start, on_wait=on_wait, on_run=self._ran, accepts=accepts,
                                  on_batch=self._queued(on_queue) if on_queue is not None else None)
@@ -243,7 +243,12 @@ class Tuning:
             raise KeyboardInterrupt
         result = self.result()
         result.steps = list(self.steps)
-        if self.sampler.stopped_early:
+        race = self.sampler.race
+        if race is not None and race.outcome == "decided":
+            result.notes.append(f"decided: after {result.race_rounds} race rounds the gain's interval lies above 1"
+                                + (f" and within ±{self.precision:.0%}" if self.precision else "")
+                                + f"; {max(0, self.budget - result.runs)} run(s) of the budget left unspent")
+        elif self.sampler.stopped_early:
             result.notes.append("stopped early: no configuration is left that could improve on the best")
         if not self.sampler.baseline and result.best is not None and result.default is None:
             result.notes.append(NO_BASELINE)
@@ -312,6 +317,8 @@ class Tuning:
         result.runner_up = estimate(summary.runner_up_index, summary.runner_up)
         result.separated = summary.separated if known else None
         result.noise = summary.noise.source
+        if summary.confirmed and summary.estimate is not None and summary.estimate.paired_noise is not None:
+            result.noise += f"; the race's rounds: {summary.estimate.paired_noise.source}"
         result.confirmed = summary.confirmed
         result.decided = summary.decided
         if race is not None:
