@@ -138,3 +138,24 @@ def test_wall_time_and_metric_stay_objectives_of_their_own(tmp_path, capfd, stud
     code = main(["tune", "--study", "ckpt", "--db", study, "--budget", "1", "--wall-time", "--metric", "x",
                  "--", *_command(tmp_path)])
     assert code == 2 and "--wall-time" in capfd.readouterr().err
+
+
+def test_only_a_command_started_by_an_mpi_launcher_gets_the_library(study):
+    from iotune.runners.command import CommandRunner
+
+    assert CommandRunner([MPIEXEC, "-n", "2", "./app"]).measure == "pmpi io time"
+    plain = CommandRunner(["sh", "-c", "true"])
+    assert plain.pmpi is None and plain.wall_time and plain.measure == "wall time"
+    assert CommandRunner([MPIEXEC, "./app"], wall_time=True).measure == "wall time"
+
+
+def test_an_mpi_program_without_mpi_io_fails_its_run_saying_why(tmp_path, study):
+    from iotune.apply.command import NO_IO
+    from iotune.runners.command import CommandRunner
+    from iotune.spec.mapping import benchmark_spec
+
+    spec = CampaignSpec.from_text(SPEC)
+    runner = CommandRunner([MPIEXEC, "-n", "2", sys.executable, "-c", "from mpi4py import MPI"])
+    measurement = runner.run(benchmark_spec(spec.space, spec.space.configuration({}), spec.benchmark), tmp_path)
+    assert measurement.status == "FAILED" and measurement.error == NO_IO
+    assert measurement.extra["phase_seconds_source"] == "pmpi io time" and measurement.extra["pmpi"]["opens"] == 0

@@ -130,9 +130,13 @@ class Execution:
 
 def pmpi_for(command: list[str], environ: Mapping[str, str], wanted: bool,
              on_build=None) -> tuple[Path | None, str | None]:
-    """iotune's PMPI library for the MPI ``command`` runs on when ``wanted`` (built at first use, ``on_build(mpicc)``
-    called then), else None; and, when wanted but it cannot be built, why (one line)."""
-    if not wanted:
+    """iotune's PMPI library for the MPI ``command`` runs on when ``wanted`` and the command starts with an MPI
+    launcher (``mpiexec``, ``srun``, ...: :data:`iotune.apply.launch.LAUNCHERS`; anything else is timed by its wall
+    time), built at first use (``on_build(mpicc)`` called then), else None; and, when wanted but it cannot be built,
+    why (one line)."""
+    from iotune.apply.launch import LAUNCHERS
+
+    if not wanted or not command or Path(command[0]).name not in LAUNCHERS:
         return None, None
     from iotune.apply.pmpi import PmpiUnavailable, library
 
