@@ -19,10 +19,9 @@ pytestmark = pytest.mark.requires_mpi
 
 
 @pytest.fixture(scope="session")
-def pmpi_library(tmp_path_factory):
-    environ = {**os.environ, "IOTUNE_PMPI_CACHE": str(tmp_path_factory.mktemp("pmpi-cache"))}
+def pmpi_library():
     try:
-        return library([MPIEXEC], environ)
+        return library([MPIEXEC])
     except PmpiUnavailable as exc:
         pytest.skip(f"the PMPI library cannot be built here: {exc}")
 
