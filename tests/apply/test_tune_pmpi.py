@@ -94,6 +94,8 @@ def test_tune_measures_the_applications_io_time_from_inside(tmp_path, capfd, stu
     assert len(runs) == summary["runs"] == 3
     _check_pmpi_runs(runs, tmp_path)
     assert summary["best"]["mean"] < SLEEP
+    assert main(["results", "--db", study, "--study", "ckpt-runs"]) == 0
+    assert "I/O time s (PMPI)" in capfd.readouterr().out
 
 
 @pytest.mark.slow

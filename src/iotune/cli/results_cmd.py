@@ -51,7 +51,7 @@ def measured_as(trials) -> str:
     if not sources:
         return "I/O time s"
     names = {"wall time": "wall time s", "darshan io time": "I/O time s (Darshan)",
-             "pmpi io time": "I/O time s (PMPI, inside the application)", "metric": "metric"}
+             "pmpi io time": "I/O time s (PMPI)", "metric": "metric"}
     if sources == {"metric"}:
         maximized = any(((t.extra or {}).get("metric") or {}).get("direction") == "maximized" for t in trials)
         return "1/metric (the metric is maximized)" if maximized else "metric"
