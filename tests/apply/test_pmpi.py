@@ -98,3 +98,22 @@ def test_a_missing_or_impossible_result_is_refused(tmp_path):
     bad.write_text(json.dumps({"version": 1, "ranks": 2, "io_seconds": -1.0}))
     with pytest.raises(PmpiResultError, match="io_seconds is -1.0"):
         PmpiResult.read(bad)
+
+
+def test_at_open_moves_the_hints_from_the_environment_to_the_library_and_keeps_the_users(tmp_path):
+    from iotune.apply.pmpi.preload import at_open
+    from iotune.apply.settings import apply_settings
+
+    user = tmp_path / "user-hints"
+    user.write_text("romio_cb_write enable\n")
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    chosen = {"romio_cb_write": "disable", "cb_nodes": "1"}
+    moved = at_open(apply_settings(chosen, {"MPICH_ASYNC_PROGRESS": "1"}, run_dir,
+                                   environ={"ROMIO_HINTS": str(user)}), run_dir)
+    assert set(moved.env) == {HINTS_VARIABLE, "MPICH_ASYNC_PROGRESS"}  # no ROMIO_HINTS, MPICH_MPIIO_HINTS, IOR_HINT__
+    assert Path(moved.env[HINTS_VARIABLE]).read_text() == "cb_nodes 1\n"  # the user's romio_cb_write is kept
+    assert moved.kept == {"romio_cb_write": "enable"} and moved.files == [moved.env[HINTS_VARIABLE]]
+    overridden = at_open(apply_settings(chosen, {}, run_dir, environ={"ROMIO_HINTS": str(user)}, override=True),
+                         run_dir)
+    assert Path(overridden.env[HINTS_VARIABLE]).read_text() == "romio_cb_write disable\ncb_nodes 1\n"
