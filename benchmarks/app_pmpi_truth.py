@@ -2,8 +2,10 @@
 iotune's PMPI library) pick what a many-repeat truth of the same kernel says is fastest? (issue 30)
 
 The kernel is the project's MPI-IO checkpoint kernel (tests/apps/checkpoint_mpiio.py: ranks write interleaved
-4 KiB pieces of a checkpoint file per step through a file view, collectively). The space is romio_cb_write x
-cb_buffer_size (9 configurations), the hints applied at MPI_File_open by the PMPI library, none in the environment.
+4 KiB pieces of a checkpoint file per step through a file view, collectively), or with ``--kernel hdf5`` its HDF5
+one (tests/apps/checkpoint_hdf5.py: 8 datasets of particles per step, parallel h5py; ``--python`` a Python with
+parallel h5py, whose ``mpiexec`` runs it). The space is romio_cb_write x cb_buffer_size (9 configurations), the
+hints applied at MPI_File_open by the PMPI library, none in the environment.
 
 - truth: every configuration run ``--rounds`` times, in rounds (each round every configuration once, in a shuffled
   order), each run's PMPI I/O time kept; a configuration's figure is the geometric mean of its runs, and the
@@ -15,6 +17,7 @@ Prints the truth table, each tuning's pick with its truth rank and regret (truth
 the fastest), and the machine's load before and after.
 
     .venv/bin/python benchmarks/app_pmpi_truth.py [--rounds 10] [--tunings 5] [--budget 8]
+        [--kernel mpiio|hdf5] [--python PYTHON]
 """
 
 from __future__ import annotations
@@ -40,10 +43,11 @@ from iotune.store import Store
 from iotune.study import Study
 
 REPO = Path(__file__).resolve().parents[1]
-KERNEL = REPO / "tests" / "apps" / "checkpoint_mpiio.py"
 BIN = Path(sys.executable).parent
-MPIEXEC = str(BIN / "mpiexec")
-KERNEL_ARGS = ["--steps", "4", "--piece", "4096", "--pieces", "2048", "--sleep", "0.2"]
+KERNELS = {"mpiio": (REPO / "tests" / "apps" / "checkpoint_mpiio.py",
+                     ["--steps", "4", "--piece", "4096", "--pieces", "2048", "--sleep", "0.2"]),
+           "hdf5": (REPO / "tests" / "apps" / "checkpoint_hdf5.py",
+                    ["--steps", "2", "--particles", str(1 << 18), "--sleep", "0.2"])}
 CB_WRITE = ("automatic", "enable", "disable")
 CB_BUFFER = ("64KiB", "1MiB", "16MiB")
 BYTES = {"64KiB": 65536, "1MiB": 1 << 20, "16MiB": 16 << 20}
@@ -62,26 +66,32 @@ def clean_environ() -> dict:
             if k not in ("ROMIO_HINTS", "MPICH_MPIIO_HINTS") and not k.startswith("IOR_HINT__")}
 
 
-def truth_round(lib: Path, work: Path, rng: random.Random, times: dict) -> None:
+def kernel_command(args, output: Path) -> list[str]:
+    kernel, options = KERNELS[args.kernel]
+    python = Path(args.python)
+    return [str(python.parent / "mpiexec"), "-n", "2", str(python), str(kernel), str(output), *options]
+
+
+def truth_round(args, lib: Path, work: Path, rng: random.Random, times: dict) -> None:
     configurations = [(w, b) for w in CB_WRITE for b in CB_BUFFER]
     rng.shuffle(configurations)
     for write, buffer in configurations:
         hints = {"romio_cb_write": write, "cb_buffer_size": str(BYTES[buffer])}
-        command = [MPIEXEC, "-n", "2", sys.executable, str(KERNEL), str(work / "truth"), *KERNEL_ARGS]
-        run = execute(command, hints, {}, environ=clean_environ(), pmpi=lib, log_dir=work, stdout_to_stderr=True)
+        run = execute(kernel_command(args, work / "truth"), hints, {}, environ=clean_environ(), pmpi=lib,
+                      log_dir=work, stdout_to_stderr=True)
         if run.returncode != 0 or run.pmpi is None:
             raise SystemExit(f"truth run of {hints} failed: {run.pmpi_error or run.returncode}")
         times[(write, buffer)].append(run.pmpi.io_seconds)
 
 
-def tuning(seed: int, budget: int, work: Path) -> dict:
+def tuning(args, seed: int, work: Path) -> dict:
     directory = Path(tempfile.mkdtemp(prefix=f"tune{seed}-", dir=work))
     url = str(directory / "iotune.db")
     with Store(url) as store:
         Study.create(store, "ckpt", CampaignSpec.from_text(SPEC))
-    command = [str(BIN / "iotune"), "tune", "--study", "ckpt", "--db", url, "--budget", str(budget), "--seed",
+    command = [str(BIN / "iotune"), "tune", "--study", "ckpt", "--db", url, "--budget", str(args.budget), "--seed",
                str(seed), "--format", "json", "--scratch", str(directory / "scratch"), "--",
-               MPIEXEC, "-n", "2", sys.executable, str(KERNEL), str(directory / "ck"), *KERNEL_ARGS]
+               *kernel_command(args, directory / "ck")]
     done = subprocess.run(command, capture_output=True, text=True, env=clean_environ(), timeout=1200)
     if done.returncode != 0:
         raise SystemExit(f"tuning {seed} failed: {done.stderr[-2000:]}")
@@ -101,8 +111,10 @@ def main() -> None:
     parser.add_argument("--tunings", type=int, default=5)
     parser.add_argument("--budget", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kernel", choices=sorted(KERNELS), default="mpiio")
+    parser.add_argument("--python", default=sys.executable, help="the Python that runs the kernel (its mpiexec too)")
     args = parser.parse_args()
-    lib = library([MPIEXEC])
+    lib = library(kernel_command(args, Path("x")))
     load_before = os.getloadavg()
     started = time.perf_counter()
     rng = random.Random(args.seed)
@@ -112,9 +124,9 @@ def main() -> None:
         work = Path(scratch)
         for step in range(max(args.rounds, args.tunings)):
             if step < args.rounds:
-                truth_round(lib, work, rng, times)
+                truth_round(args, lib, work, rng, times)
             if step < args.tunings:
-                summaries.append(tuning(step, args.budget, work))
+                summaries.append(tuning(args, step, work))
             print(f"step {step + 1}: {min(step + 1, args.rounds)} truth round(s), {len(summaries)} tuning(s), "
                   f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
@@ -125,7 +137,7 @@ def main() -> None:
     tied = {key for key in ranked if key == fastest
             or ttest_ind(logs[key], logs[fastest], equal_var=False).pvalue >= 0.05}
     print(f"truth: {args.rounds} interleaved rounds of {len(times)} configurations, PMPI I/O time (s), "
-          f"kernel {' '.join(KERNEL_ARGS)}")
+          f"kernel {KERNELS[args.kernel][0].name} {' '.join(KERNELS[args.kernel][1])}")
     print(f"{'rank':>4}  {'romio_cb_write':<14} {'cb_buffer_size':<14} {'geo mean s':>10} {'median s':>9} "
           f"{'min..max s':>15}  tied with fastest")
     for rank, key in enumerate(ranked, 1):
