@@ -55,4 +55,4 @@ if rank == 0 and args.log:
         log.write(json.dumps({"env": {k: v for k, v in os.environ.items()
                                       if k in ("ROMIO_HINTS", "MPICH_MPIIO_HINTS") or k.startswith("IOR_HINT__")},
                               "bytes_written": args.steps * data_bytes, "bytes_read": data_bytes,
-                              "files": args.steps + 0}) + "\n")
+                              "files": args.steps}) + "\n")
