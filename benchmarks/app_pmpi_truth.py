@@ -101,6 +101,23 @@ def tuning(args, seed: int, work: Path) -> dict:
     return summary
 
 
+def key_of(configuration: dict | None) -> tuple[str, str] | None:
+    if configuration is None:
+        return None
+    return configuration["romio_cb_write"], next(b for b in CB_BUFFER if BYTES[b] == configuration["cb_buffer_size"])
+
+
+def runner_up_of(summary: dict, best: tuple[str, str]) -> tuple[str, str] | None:
+    """The tuning's runner-up: the measured configuration with the next lowest geometric mean of its runs, as
+    `iotune tune` ranks them."""
+    runs: dict[tuple[str, str], list[float]] = {}
+    for step in summary["history"]:
+        key = key_of(step["configuration"])
+        if key is not None and key != best and step["value"]:
+            runs.setdefault(key, []).append(step["value"])
+    return min(runs, key=lambda k: geometric_mean(runs[k])) if runs else None
+
+
 def geometric_mean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
@@ -144,20 +161,25 @@ def main() -> None:
         values = times[key]
         print(f"{rank:>4}  {key[0]:<14} {key[1]:<14} {means[key]:>10.4f} {statistics.median(values):>9.4f} "
               f"{min(values):>7.4f}..{max(values):<7.4f}  {'yes' if key in tied else 'no'}")
-    agreed, regrets = 0, []
+    agreed, covered, regrets = 0, 0, []
     print(f"tunings: budget {args.budget}, fresh store each")
     for seed, summary in enumerate(summaries):
-        config = summary["best"]["configuration"]
-        key = (config["romio_cb_write"], next(b for b in CB_BUFFER if BYTES[b] == config["cb_buffer_size"]))
+        key = key_of(summary["best"]["configuration"])
+        runner_up = runner_up_of(summary, key)
+        claimed = {key} if summary["separated_from_runner_up"] else {key, runner_up}
         regret = means[key] / means[fastest]
         agreed += key in tied
+        covered += fastest in claimed
         regrets.append(regret)
+        said = "separated from the runner-up" if summary["separated_from_runner_up"] else \
+            "not separated from the runner-up"
         print(f"  seed {seed}: picked {key[0]} {key[1]} (tuning's mean {summary['best']['mean']:.4f} s over "
-              f"{summary['best']['runs']} run(s)); truth rank {ranked.index(key) + 1}, regret {regret:.3f}x, "
+              f"{summary['best']['runs']} run(s), {said}); truth rank {ranked.index(key) + 1}, regret {regret:.3f}x, "
               f"{'in' if key in tied else 'NOT in'} the truth's tied set")
     print(f"agreement: {agreed}/{len(summaries)} picks in the truth's tied set ({len(tied)} of {len(times)} "
-          f"configurations); median regret {statistics.median(regrets):.3f}x, worst {max(regrets):.3f}x; "
-          f"the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest")
+          f"configurations); {covered}/{len(summaries)} tunings name the truth's fastest as their pick or as a "
+          f"runner-up they could not separate from it; median regret {statistics.median(regrets):.3f}x, worst "
+          f"{max(regrets):.3f}x; the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest")
     print(f"load average (1, 5, 15 min) before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
           f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f}; {os.cpu_count()} CPUs; "
           f"{time.perf_counter() - started:.0f} s")
