@@ -217,7 +217,9 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
             terminal.warn("the objective is the application's wall time, not its I/O time: start-up and computation "
                           "count too" + (f" ({startup.describe()} on this machine)" if startup else "")
                           + "; give --metric 'REGEX' (its own I/O time or bandwidth line, with --maximize for a "
-                          "bandwidth) or load Darshan (--darshan LIB) to tune its I/O")
+                          "bandwidth) or load Darshan (--darshan LIB) to tune its I/O, or, for an MPI application "
+                          "started by mpiexec, leave out --wall-time: iotune's PMPI library then measures its MPI-IO "
+                          "time inside it")
     else:
         run, storage = runner_and_storage(target.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale)
     worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
