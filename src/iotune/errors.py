@@ -52,6 +52,8 @@ _ELSEWHERE = {
     "LearningError": "iotune.learn.errors",
     "ModelError": "iotune.analytic.errors",
     "PredictorError": "iotune.learn.errors",
+    "PmpiResultError": "iotune.apply.pmpi.result",
+    "PmpiUnavailable": "iotune.apply.pmpi.build",
     "PricingError": "iotune.pricing",
     "RecommendError": "iotune.recommend.recommender",
     "ReplayError": "iotune.runners.replay",
