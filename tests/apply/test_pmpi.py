@@ -117,3 +117,36 @@ def test_at_open_moves_the_hints_from_the_environment_to_the_library_and_keeps_t
     overridden = at_open(apply_settings(chosen, {}, run_dir, environ={"ROMIO_HINTS": str(user)}, override=True),
                          run_dir)
     assert Path(overridden.env[HINTS_VARIABLE]).read_text() == "romio_cb_write disable\ncb_nodes 1\n"
+
+
+THREADED = """
+import sys, threading
+import numpy as np
+from mpi4py import MPI
+assert MPI.Query_thread() == MPI.THREAD_MULTIPLE
+rank = MPI.COMM_WORLD.Get_rank()
+def write(thread):
+    data = np.full(1 << 16, thread, dtype=np.uint8)
+    for step in range(20):
+        fh = MPI.File.Open(MPI.COMM_SELF, f"{sys.argv[1]}.{rank}.{thread}", MPI.MODE_CREATE | MPI.MODE_WRONLY)
+        fh.Write_at(step * data.nbytes, data)
+        fh.Close()
+threads = [threading.Thread(target=write, args=(t,)) for t in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+"""
+
+
+def test_threads_doing_io_at_once_are_all_counted(tmp_path, pmpi_library):
+    script = tmp_path / "threaded.py"
+    script.write_text(THREADED)
+    out = tmp_path / "pmpi.json"
+    env = {**_clean_environ(), "LD_PRELOAD": str(pmpi_library), OUT_VARIABLE: str(out)}
+    done = subprocess.run([MPIEXEC, "-n", "2", sys.executable, str(script), str(tmp_path / "f")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = PmpiResult.read(out)
+    assert result.bytes_written == 2 * 4 * 20 * (1 << 16)  # ranks x threads x steps x bytes: no update lost
+    assert result.opens == 2 * 4 * 20 and result.files == 2 * 4

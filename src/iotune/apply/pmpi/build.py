@@ -106,7 +106,7 @@ def _build(mpicc: str, target: Path, environ: Mapping[str, str]) -> None:
     except OSError as exc:
         raise PmpiUnavailable(f"iotune's PMPI library cannot be built: {target.parent}: {exc.strerror}") from None
     partial = target.with_name(f"{LIBRARY}.{os.getpid()}")
-    command = [mpicc, "-O2", "-shared", "-fPIC", "-o", str(partial), str(SOURCE)]
+    command = [mpicc, "-O2", "-shared", "-fPIC", "-pthread", "-o", str(partial), str(SOURCE)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, env=dict(environ),
                               stdin=subprocess.DEVNULL)

@@ -15,9 +15,11 @@
  * HDF5, NetCDF-4 and other libraries over MPI-IO call these same functions, so their I/O is counted too. A call made
  * from inside another wrapped call (ROMIO's own) is counted once. Files are counted by name, each by the rank 0 of
  * the communicator that opened it. The hints asked and in effect (MPI_File_get_info) are recorded per file for the
- * first MAX_FILES distinct files rank 0 of MPI_COMM_WORLD opened.
+ * first MAX_FILES distinct files rank 0 of MPI_COMM_WORLD opened. Threads of a rank may call MPI-IO at once
+ * (MPI_THREAD_MULTIPLE): their times add up to the rank's.
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,10 @@ static char hints_error[512];
 
 static double io_seconds;
 static long long bytes_read, bytes_written, opens, files_led;
-static int depth; /* > 0 while inside a wrapped call */
+static __thread int depth; /* > 0 while this thread is inside a wrapped call */
+/* Guards every figure and table below: a rank's threads may call MPI-IO at once (MPI_THREAD_MULTIPLE); their
+ * times then add up. */
+static pthread_mutex_t state = PTHREAD_MUTEX_INITIALIZER;
 static double init_time = -1.0;
 
 static unsigned long long names[MAX_NAMES];
@@ -229,9 +234,11 @@ static void record_file(const char *name, MPI_File fh)
         int rc_ = call;                                                                                              \
         depth--;                                                                                                     \
         if (depth == 0) {                                                                                            \
+            pthread_mutex_lock(&state);                                                                              \
             io_seconds += now() - begin_;                                                                            \
             if (rc_ == MPI_SUCCESS)                                                                                  \
                 counter += (bytes);                                                                                  \
+            pthread_mutex_unlock(&state);                                                                            \
         }                                                                                                            \
         return rc_;                                                                                                  \
     } while (0)
@@ -243,11 +250,13 @@ static void record_file(const char *name, MPI_File fh)
         int rc_ = call;                                                                                              \
         depth--;                                                                                                     \
         if (depth == 0) {                                                                                            \
+            pthread_mutex_lock(&state);                                                                              \
             io_seconds += now() - begin_;                                                                            \
             if (rc_ == MPI_SUCCESS) {                                                                                \
                 counter += (bytes);                                                                                  \
                 remember(*request);                                                                                  \
             }                                                                                                        \
+            pthread_mutex_unlock(&state);                                                                            \
         }                                                                                                            \
         return rc_;                                                                                                  \
     } while (0)
@@ -348,7 +357,9 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     double begin;
     if (depth > 0)
         return PMPI_File_open(comm, filename, amode, info, fh);
+    pthread_mutex_lock(&state);
     load_hints();
+    pthread_mutex_unlock(&state);
     if (hint_count > 0) {
         if (info == MPI_INFO_NULL)
             PMPI_Info_create(&used);
@@ -361,18 +372,22 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     depth++;
     rc = PMPI_File_open(comm, filename, amode, used, fh);
     depth--;
+    pthread_mutex_lock(&state);
     io_seconds += now() - begin;
+    pthread_mutex_unlock(&state);
     if (used != info)
         PMPI_Info_free(&used);
     if (rc != MPI_SUCCESS)
         return rc;
-    opens++;
     PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    pthread_mutex_lock(&state);
+    opens++;
     if (rank == 0 && first_open(filename))
         files_led++;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     if (world_rank == 0)
         record_file(filename, *fh);
+    pthread_mutex_unlock(&state);
     return rc;
 }
 
@@ -393,9 +408,14 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 #define COMPLETING(count, array, call)                                                                               \
     do {                                                                                                             \
         double begin_;                                                                                               \
-        int rc_, n_ = (count);                                                                                       \
+        int rc_, n_ = (count), io_ = 0;                                                                              \
         MPI_Request *before_;                                                                                        \
-        if (depth > 0 || request_count == 0 || n_ <= 0 || !pending_io(n_, array))                                    \
+        if (depth == 0 && n_ > 0) {                                                                                  \
+            pthread_mutex_lock(&state);                                                                              \
+            io_ = request_count > 0 && pending_io(n_, array);                                                        \
+            pthread_mutex_unlock(&state);                                                                            \
+        }                                                                                                            \
+        if (!io_)                                                                                                    \
             return call;                                                                                             \
         before_ = malloc((size_t)n_ * sizeof *before_);                                                              \
         if (before_ != NULL)                                                                                         \
@@ -404,10 +424,12 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
         depth++;                                                                                                     \
         rc_ = call;                                                                                                  \
         depth--;                                                                                                     \
+        pthread_mutex_lock(&state);                                                                                  \
         io_seconds += now() - begin_;                                                                                \
         for (int i_ = 0; before_ != NULL && i_ < n_; i_++)                                                           \
             if (before_[i_] != (array)[i_])                                                                          \
                 forget(before_[i_]);                                                                                 \
+        pthread_mutex_unlock(&state);                                                                                \
         free(before_);                                                                                               \
         return rc_;                                                                                                  \
     } while (0)
@@ -438,14 +460,18 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 
 int MPI_Request_free(MPI_Request *request)
 {
+    pthread_mutex_lock(&state);
     forget(*request);
+    pthread_mutex_unlock(&state);
     return PMPI_Request_free(request);
 }
 
 static void started(void)
 {
+    pthread_mutex_lock(&state);
     init_time = now();
     load_hints();
+    pthread_mutex_unlock(&state);
 }
 
 int MPI_Init(int *argc, char ***argv)
