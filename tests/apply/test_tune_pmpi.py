@@ -161,3 +161,15 @@ def test_an_mpi_program_without_mpi_io_fails_its_run_saying_why(tmp_path, study)
     measurement = runner.run(benchmark_spec(spec.space, spec.space.configuration({}), spec.benchmark), tmp_path)
     assert measurement.status == "FAILED" and measurement.error == NO_IO
     assert measurement.extra["phase_seconds_source"] == "pmpi io time" and measurement.extra["pmpi"]["opens"] == 0
+
+
+def test_without_a_compiler_an_mpi_command_is_timed_by_wall_time_saying_why(tmp_path, study):
+    from iotune.runners.command import CommandRunner
+
+    broken = tmp_path / "mpicc"
+    broken.write_text("#!/bin/sh\necho 'cc: not found' >&2\nexit 127\n")
+    broken.chmod(0o755)
+    environ = {**os.environ, "IOTUNE_MPICC": str(broken), "IOTUNE_PMPI_CACHE": str(tmp_path / "cache")}
+    runner = CommandRunner([MPIEXEC, "-n", "2", "./app"], environ=environ)
+    assert runner.pmpi is None and runner.wall_time and runner.measure == "wall time"
+    assert "cannot be built" in runner.pmpi_unavailable and "a C compiler (cc) is needed" in runner.pmpi_unavailable
