@@ -29,6 +29,15 @@ def pytest_sessionstart(session):
     import compileall
 
     compileall.compile_dir(Path(__file__).resolve().parents[1] / "src" / "iotune", quiet=1)
+    # iotune's PMPI library is built at first use into a per-user cache: the suite's builds go to a temporary one
+    if "IOTUNE_PMPI_CACHE" not in os.environ:
+        os.environ["IOTUNE_PMPI_CACHE"] = session.config._iotune_pmpi_cache = tempfile.mkdtemp(prefix="iotune-pmpi-")
+
+
+def pytest_sessionfinish(session):
+    cache = getattr(session.config, "_iotune_pmpi_cache", None)
+    if cache is not None:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def _postgres_bindir() -> Path | None:

@@ -53,6 +53,8 @@ _ELSEWHERE = {
     "OutputError": "iotune.output",
     "ModelError": "iotune.analytic.errors",
     "PredictorError": "iotune.learn.errors",
+    "PmpiResultError": "iotune.apply.pmpi.result",
+    "PmpiUnavailable": "iotune.apply.pmpi.build",
     "PricingError": "iotune.pricing",
     "RecommendError": "iotune.recommend.recommender",
     "ReplayError": "iotune.runners.replay",

@@ -71,8 +71,8 @@ def test_a_maximized_bandwidth_metric_is_stored_as_its_inverse(tmp_path, capfd, 
 
 
 @pytest.mark.requires_mpi
-def test_without_a_metric_the_wall_time_is_said_and_labelled(tmp_path, capfd, monkeypatch):
-    summary, runs, err, url = _tune(tmp_path, capfd, monkeypatch)
+def test_with_wall_time_the_wall_time_is_said_and_labelled(tmp_path, capfd, monkeypatch):
+    summary, runs, err, url = _tune(tmp_path, capfd, monkeypatch, "--wall-time")
     assert "objective is the application's wall time, not its I/O time" in err and "--metric" in err
     assert "start-up" in err and summary["start_up_s"] and len(summary["start_up_s"]) == 5
     assert all(t.extra["phase_seconds_source"] == "wall time" for t in runs)
@@ -169,7 +169,7 @@ def test_darshan_library_that_is_not_there_is_an_error(tmp_path, capsys):
 
 @pytest.mark.requires_mpi
 def test_run_records_the_metric_and_compares_only_runs_measured_alike(tmp_path, capfd, monkeypatch):
-    summary, runs, err, url = _tune(tmp_path, capfd, monkeypatch)  # two wall-time runs of two configurations
+    summary, runs, err, url = _tune(tmp_path, capfd, monkeypatch, "--wall-time")  # two wall-time runs
     mpiexec = str(Path(sys.executable).parent / "mpiexec")
     command = [mpiexec, "-n", "2", sys.executable, str(APP), str(tmp_path / "out.dat")]
     assert main(["run", "--study", "sleepy", "--db", url, "--metric", r"write time: ([0-9.]+) s", "--", *command]) == 0
@@ -180,7 +180,7 @@ def test_run_records_the_metric_and_compares_only_runs_measured_alike(tmp_path, 
     with Store(url) as store:
         last = max(store.trials(study="sleepy-runs"), key=lambda t: t.id)
     assert last.extra["phase_seconds_source"] == "metric" and last.phases[0].seconds == pytest.approx(printed)
-    assert main(["run", "--study", "sleepy", "--db", url, "--", *command]) == 0
+    assert main(["run", "--study", "sleepy", "--db", url, "--wall-time", "--", *command]) == 0
     assert "mean wall time" in capfd.readouterr().err  # the wall-time runs choose for a wall-time run
 
 

@@ -121,6 +121,8 @@ def _measure_words(measure: str | None) -> str:
         return "mean wall time {:.4g} s"
     if measure == "darshan io time":
         return "mean I/O time (Darshan) {:.4g} s"
+    if measure == "pmpi io time":
+        return "mean I/O time (PMPI, measured inside the application) {:.4g} s"
     if measure.startswith("metric maximized"):
         return "mean of 1/metric {:.4g}"
     return "mean metric {:.4g}"
@@ -135,8 +137,8 @@ def choose_configuration(study: StoredStudy, workload: dict | None = None, proce
     Runs recorded by ``iotune run`` (study ``<study>-runs``) time whole
     applications: once the same ``command`` has run under two or more
     configurations, the one with the best mean wins, so every run teaches the
-    next; only runs measured as ``measure`` are compared (wall time, Darshan's
-    I/O time or one metric: :func:`iotune.apply.command.measure_key`).  They
+    next; only runs measured as ``measure`` are compared (wall time, Darshan's or
+    the PMPI library's I/O time, or one metric: :func:`iotune.apply.command.measure_key`).  They
     never mix with the benchmark's I/O times.
     """
     if not 0.0 <= explore <= 1.0:

@@ -11,9 +11,18 @@ The monitoring module times the run by what it can see of its I/O, in this order
    ``LD_PRELOAD``) or already in the environment's ``LD_PRELOAD``; unless the
    user set ``DARSHAN_LOGFILE`` or ``DARSHAN_LOGPATH``, each run's log goes to a
    directory of its own (``DARSHAN_LOGPATH``), read with pydarshan and removed;
-3. else the command's wall time, which includes start-up and computation, and
+3. the I/O time of its slowest process in MPI-IO calls, with bytes and files,
+   measured inside the application by iotune's own PMPI library
+   (:mod:`iotune.apply.pmpi`, preloaded; ``pmpi=`` the library), which then
+   also applies the hints at ``MPI_File_open``, none going through the
+   environment; HDF5's I/O over MPI-IO is counted too;
+4. else the command's wall time, which includes start-up and computation, and
    is labelled ``wall time`` wherever it is shown (:mod:`iotune.apply.launch`
    measures the start-up it includes).
+
+A run is measured one way only; which one is recorded with it
+(``extra["phase_seconds_source"]``, :func:`measure_of`), and runs measured
+differently are never compared (:class:`iotune.apply.measured.MeasuredAlike`).
 
 :class:`iotune.runners.command.CommandRunner` runs :func:`execute` as a runner, so
 ``iotune tune -- mpiexec ... ./app`` measures the application with the same
@@ -38,6 +47,8 @@ from pathlib import Path
 from iotune import __version__
 from iotune.apply.applied import Applied
 from iotune.apply.metric import Metric
+from iotune.apply.pmpi import PmpiResult
+from iotune.apply.pmpi.preload import at_open, preloaded
 from iotune.apply.settings import apply_settings
 from iotune.errors import IotuneError
 from iotune.records import Measurement, PhaseResult
@@ -48,7 +59,11 @@ RUNNER = "command"
 
 WALL = "wall time"
 DARSHAN = "darshan io time"
+PMPI = "pmpi io time"
 METRIC = "metric"
+PMPI_WORDS = "I/O time measured inside the application by iotune's PMPI library"
+NO_IO = ("the application made no MPI-IO call, so iotune's PMPI library measured no I/O time (a POSIX or "
+         "non-MPI application: give --metric REGEX, --darshan LIB or --wall-time)")
 OUTPUT_KEPT = 1 << 20  # bytes of the command's output kept for --metric (its end)
 
 
@@ -67,35 +82,68 @@ class Execution:
     metric: Metric | None = None
     metric_value: float | None = None
     metric_error: str | None = None
+    pmpi_used: bool = False
+    pmpi: PmpiResult | None = None
+    pmpi_error: str | None = None
 
     @property
     def source(self) -> str:
-        """What the run's stored seconds are: ``metric``, ``darshan io time`` or ``wall time``."""
+        """What the run's stored seconds are: ``metric``, ``darshan io time``, ``pmpi io time`` or ``wall time``."""
         if self.metric is not None:
             return METRIC
+        if self.pmpi_used:
+            return PMPI
         return DARSHAN if self.io_seconds else WALL
 
     def measurement(self, command: list[str], extra: dict | None = None) -> Measurement:
         """The run as a trial's outcome: one ``run`` phase of the metric (``1 / value`` when maximized), else the
         I/O time Darshan measured, else the wall time; FAILED on a non-zero exit or a metric not found."""
         source, metric = self.source, self.metric
+        pmpi = self.pmpi
         if metric is not None:  # source == METRIC
             seconds = metric.seconds(self.metric_value) if self.metric_value is not None else 0.0
+        elif source == PMPI:
+            seconds = pmpi.io_seconds if pmpi is not None else 0.0
         else:
             seconds = self.io_seconds or self.wall_seconds  # source: DARSHAN when it measured any, else WALL
-        phase = PhaseResult("run", self.bytes, seconds, 0.0, seconds, 0.0, 0)
+        moved = pmpi.bytes if source == PMPI and pmpi is not None else self.bytes
+        phase = PhaseResult("run", moved, seconds, 0.0, seconds, 0.0, 0)
         error = f"exit status {self.returncode}" if self.returncode != 0 else None
         if error is None and source == METRIC and self.metric_value is None:
             error = self.metric_error or "no metric in the output"
+        if error is None and source == PMPI:
+            error = self.pmpi_error or (NO_IO if pmpi is None or pmpi.opens == 0 or seconds <= 0 else None)
         details = {"metric": {"pattern": metric.pattern, "direction": metric.direction,
                               "value": self.metric_value}} if metric is not None else {}
+        if source == PMPI and pmpi is not None:
+            details["pmpi"] = pmpi.to_dict()
+        bytes_source = "pmpi" if source == PMPI and pmpi is not None else "darshan" if self.bytes else "unknown"
         return Measurement(
             status="COMPLETE" if error is None else "FAILED", phases=[phase] if error is None else [],
             error=error, hints_requested=self.applied.hints,
+            hints_in_effect=pmpi.in_effect if source == PMPI and pmpi is not None else {},
             runner=RUNNER, command=shlex.join(command), wall_seconds=self.wall_seconds,
             extra={"iotune_version": __version__, "kept": self.applied.kept, "overridden": self.applied.overridden,
-                   "darshan_log": self.darshan_log, "phase_bytes_source": "darshan" if self.bytes else "unknown",
+                   "darshan_log": self.darshan_log, "phase_bytes_source": bytes_source,
                    "phase_seconds_source": source, **details, "python": sys.executable, **(extra or {})})
+
+
+def pmpi_for(command: list[str], environ: Mapping[str, str], wanted: bool,
+             on_build=None) -> tuple[Path | None, str | None]:
+    """iotune's PMPI library for the MPI ``command`` runs on when ``wanted`` and the command starts with an MPI
+    launcher (``mpiexec``, ``srun``, ...: :data:`iotune.apply.launch.LAUNCHERS`; anything else is timed by its wall
+    time), built at first use (``on_build(mpicc)`` called then), else None; and, when wanted but it cannot be built,
+    why (one line)."""
+    from iotune.apply.launch import LAUNCHERS
+
+    if not wanted or not command or Path(command[0]).name not in LAUNCHERS:
+        return None, None
+    from iotune.apply.pmpi import PmpiUnavailable, library
+
+    try:
+        return library(command, environ, on_build), None
+    except PmpiUnavailable as exc:
+        return None, str(exc)
 
 
 def darshan_log_of(environ: Mapping[str, str], started: float) -> Path | None:
@@ -169,12 +217,13 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
             environ: Mapping[str, str] | None = None, override: bool = False,
             timeout: float | None = None, allow_env: Iterable[str] = (), where: str = "the configuration",
             stdout_to_stderr: bool = False, metric: Metric | None = None,
-            log_dir: Path | None = None) -> Execution:
+            log_dir: Path | None = None, pmpi: Path | None = None) -> Execution:
     """Apply ``hints`` and ``variables``, run ``command`` (stdin, stdout, stderr passed through; the command's
     stdout to our stderr with ``stdout_to_stderr``, so that iotune's own stdout stays its report), time it, and
     read its ``metric`` from its output or its I/O time from the Darshan log it left (in a directory of its own
     under ``log_dir``, the scratch directory that every node of the run sees, else the system's temporary one;
-    removed after reading).
+    removed after reading); with ``pmpi`` (iotune's PMPI library, :func:`iotune.apply.pmpi.library`), its I/O time
+    measured by that library, preloaded, which applies the hints at ``MPI_File_open`` (none in the environment).
 
     OSError when the command cannot be started; a timeout counts as a failed run (exit status -9).
     """
@@ -184,16 +233,33 @@ def execute(command: list[str], hints: Mapping[str, str], variables: Mapping[str
     with tempfile.TemporaryDirectory(prefix="iotune-run-") as directory:
         applied = apply_settings(hints, variables, directory, environ=environ, override=override,
                                  allow_env=allow_env, where=where)
+        pmpi_out = None
+        if pmpi is not None:
+            applied = at_open(applied, Path(directory))
         env = {**environ, **applied.env}
+        if pmpi is not None:
+            env, pmpi_out = preloaded(env, pmpi, Path(log_dir or directory))
         loaded = darshan_loaded(env)
         own_logs = None
         if loaded and not env.get("DARSHAN_LOGFILE") and not env.get("DARSHAN_LOGPATH"):
             own_logs = tempfile.mkdtemp(prefix="iotune-darshan-", dir=log_dir or directory)
             env["DARSHAN_LOGPATH"] = own_logs
         started, begin = time.time(), time.perf_counter()
-        returncode, output = _run(command, env, timeout, 2 if stdout_to_stderr else None, metric is not None)
+        try:
+            returncode, output = _run(command, env, timeout, 2 if stdout_to_stderr else None, metric is not None)
+        except OSError:
+            if pmpi_out is not None:
+                shutil.rmtree(pmpi_out.parent, ignore_errors=True)
+            raise
         wall = time.perf_counter() - begin
-        execution = Execution(applied, returncode, wall, metric=metric)
+        execution = Execution(applied, returncode, wall, metric=metric, pmpi_used=pmpi is not None)
+        if pmpi_out is not None:
+            if returncode == 0:
+                try:
+                    execution.pmpi = PmpiResult.read(pmpi_out)
+                except IotuneError as exc:
+                    execution.pmpi_error = str(exc)
+            shutil.rmtree(pmpi_out.parent, ignore_errors=True)
         if metric is not None and returncode == 0:
             try:
                 execution.metric_value = metric.find(output)
@@ -234,11 +300,14 @@ def measure_of(extra: dict | None) -> str:
     return source
 
 
-def objective_words(metric: Metric | None, darshan: bool) -> str:
+def objective_words(metric: Metric | None, darshan: bool, pmpi: bool = False) -> str:
     """What a run's stored seconds are, in the words every command shows them with."""
     if metric is not None:
         return (f"the application's own figure, {metric.direction}: the last match of --metric {metric.pattern!r}"
                 + (" (stored as 1/value, lower is better)" if metric.maximize else " (in seconds)"))
     if darshan:
         return "I/O time from each run's Darshan log (wall time when a run leaves none)"
+    if pmpi:
+        return (f"{PMPI_WORDS}: the slowest rank's seconds inside MPI-IO calls (HDF5's I/O over MPI-IO included), "
+                "with bytes and files; start-up and computation left out; the hints applied at MPI_File_open")
     return "wall time of the whole command (start-up, computation and I/O)"

@@ -6,8 +6,10 @@ in the companion study ``<study>-runs`` (same space; kept apart so that whole
 application runs never mix with the benchmark's I/O times in statistics and
 models): runner ``command``, one ``run`` phase whose seconds are the
 application's own metric (``--metric``), else the I/O time of the Darshan log
-the run left, else the wall time of the whole command, with what they are in
-``extra["phase_seconds_source"]`` (:mod:`iotune.apply.command`).  The exit
+the run left, else the I/O time iotune's PMPI library measured inside it (the
+library applies the hints at ``MPI_File_open``), else the wall time of the
+whole command, with what they are in ``extra["phase_seconds_source"]``
+(:mod:`iotune.apply.command`).  The exit
 status is returned unchanged.
 """
 
@@ -21,7 +23,18 @@ from pathlib import Path
 
 from iotune.apply.applied import Applied
 from iotune.apply.choose import Choice, choose_configuration
-from iotune.apply.command import DARSHAN, RUNNER, WALL, darshan_loaded, execute, measure_key, with_darshan
+from iotune.apply.command import (
+    DARSHAN,
+    METRIC,
+    PMPI,
+    RUNNER,
+    WALL,
+    darshan_loaded,
+    execute,
+    measure_key,
+    pmpi_for,
+    with_darshan,
+)
 from iotune.errors import IotuneError
 from iotune.records import Measurement
 from iotune.spec.environment import check_environment, user_allowed
@@ -80,16 +93,17 @@ def _next_repeat(study: StoredStudy, config_key: str) -> int:
 def run_command(study: StoredStudy, command: list[str], workload: dict | None = None, *, explore: float = 0.0,
                 seed: int | None = None, override: bool = False, environ: dict | None = None,
                 benchmark=None, allow_env: Iterable[str] = (), metric=None, darshan: str | None = None,
-                output_dir: Path | None = None) -> RunResult:
+                output_dir: Path | None = None, wall_time: bool = False, on_build=None) -> RunResult:
     """Choose, apply, run ``command`` and record it in ``study``; the command's exit status is in the result.
 
     ``workload`` holds the application's workload values (:mod:`iotune.workload`'s names); ``benchmark``
     (the workload's nearest IOR run, when known) is recorded with the run.  The study's ``env:`` parameters
     must be known safe or named in ``allow_env`` / ``IOTUNE_ALLOW_ENV`` (:mod:`iotune.spec.environment`);
     otherwise nothing runs and nothing is recorded.  ``metric`` (:class:`iotune.apply.metric.Metric`) and
-    ``darshan`` (a Darshan runtime library to preload) say how the run is measured.  A configuration with a
-    file layout (stripe_count, ...) sets it on ``output_dir``, inherited by the files the application creates
-    there (:mod:`iotune.fslayout`); the layout requested and in effect are recorded with the run.
+    ``darshan`` (a Darshan runtime library to preload) say how the run is measured; without either, iotune's PMPI
+    library measures it (built at first use, ``on_build(mpicc)`` called then) unless ``wall_time``.  A
+    configuration with a file layout (stripe_count, ...) sets it on ``output_dir``, inherited by the files the
+    application creates there (:mod:`iotune.fslayout`); the layout requested and in effect are recorded with the run.
     """
     if not command:
         raise IotuneError("no command to run: give it after --, e.g. iotune run -- mpiexec -n 4 ./app")
@@ -99,7 +113,10 @@ def run_command(study: StoredStudy, command: list[str], workload: dict | None = 
     allowed = user_allowed(environ, allow_env)
     check_environment({p.env: "" for p in space.parameters if p.env and not hint_key(p)}, where, allowed)
     processes = launched_processes(command)
-    measure = measure_key("metric" if metric is not None else DARSHAN if darshan_loaded(environ) else WALL, metric)
+    darshan_in = darshan_loaded(environ)
+    pmpi, unavailable = pmpi_for(command, environ, metric is None and not darshan_in and not wall_time, on_build)
+    source = METRIC if metric is not None else DARSHAN if darshan_in else PMPI if pmpi is not None else WALL
+    measure = measure_key(source, metric)
     choice = choose_configuration(study, workload, processes, explore, seed, shlex.join(command), measure)
     configuration = choice.configuration
     variables = check_environment(env_of(space, configuration), where, allowed)
@@ -121,7 +138,7 @@ def run_command(study: StoredStudy, command: list[str], workload: dict | None = 
                                  benchmark)
     try:
         execution = execute(command, hints_of(space, configuration), variables, environ=environ,
-                            override=override, allow_env=allow_env, where=where, metric=metric)
+                            override=override, allow_env=allow_env, where=where, metric=metric, pmpi=pmpi)
     except OSError as exc:
         store.finish_trial(trial_id, Measurement.failed(f"cannot run {command[0]}: {exc.strerror}",
                                                         runner=RUNNER, command=shlex.join(command)))
@@ -129,6 +146,8 @@ def run_command(study: StoredStudy, command: list[str], workload: dict | None = 
     measurement = execution.measurement(command, {"choice": choice.how, "reason": choice.reason, **layout_extra})
     store.finish_trial(trial_id, measurement)
     measure_error = [measurement.error] if execution.returncode == 0 and measurement.error else []
-    return RunResult(choice, execution.applied, execution.returncode, execution.wall_seconds, execution.bytes,
-                     trial_id, execution.darshan_log, [*layout_warnings, *execution.warnings, *measure_error],
+    return RunResult(choice, execution.applied, execution.returncode, execution.wall_seconds,
+                     measurement.phases[0].bytes if measurement.phases else execution.bytes, trial_id,
+                     execution.darshan_log, [*([unavailable] if unavailable else []), *layout_warnings,
+                                             *execution.warnings, *measure_error],
                      execution.source, measurement.io_seconds if measurement.phases else None, execution.metric_value)

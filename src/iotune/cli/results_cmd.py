@@ -52,7 +52,8 @@ def measured_as(trials) -> str:
     sources = {(t.extra or {}).get("phase_seconds_source", "wall time") for t in trials if t.runner == "command"}
     if not sources:
         return "I/O time s"
-    names = {"wall time": "wall time s", "darshan io time": "I/O time s (Darshan)", "metric": "metric"}
+    names = {"wall time": "wall time s", "darshan io time": "I/O time s (Darshan)",
+             "pmpi io time": "I/O time s (PMPI)", "metric": "metric"}
     if sources == {"metric"}:
         maximized = any(((t.extra or {}).get("metric") or {}).get("direction") == "maximized" for t in trials)
         return "1/metric (the metric is maximized)" if maximized else "metric"
@@ -182,7 +183,9 @@ def show_runs(record, space, trials, fmt: str, terminal: Terminal) -> list[dict]
     for group in groups.values():
         done = [t for t in group if t.state == "COMPLETE"]
         walls = [t.wall_seconds for t in done if t.wall_seconds is not None]
-        io = [t for t in done if (t.extra or {}).get("phase_seconds_source") == "darshan io time"]
+        sources = [(t.extra or {}).get("phase_seconds_source") for t in done]
+        io_source = "pmpi io time" if "pmpi io time" in sources else "darshan io time"  # one measure, never both
+        io = [t for t, source in zip(done, sources, strict=True) if source == io_source]
         values = [((t.extra or {}).get("metric") or {}).get("value") for t in done
                   if (t.extra or {}).get("phase_seconds_source") == "metric"]
         metrics = [m for m in values if m is not None]
@@ -194,12 +197,13 @@ def show_runs(record, space, trials, fmt: str, terminal: Terminal) -> list[dict]
                  "wall_std_s": statistics.stdev(walls) if len(walls) > 1 else None,
                  "io_mean_s": statistics.fmean(io_s) if io_s else None,
                  "io_mib_s": (sum(io_bytes) / MIB / sum(io_s)) if io_s and sum(io_s) > 0 and sum(io_bytes) else None,
-                 "metric_mean": statistics.fmean(metrics) if metrics else None}
+                 "io_source": io_source if io else None, "metric_mean": statistics.fmean(metrics) if metrics else None}
         out.append(entry)
         rows.append([_describe(group[0].config, space), entry["runs"], entry["failed"],
                      "-" if wall_mean is None else f"{wall_mean:.3f}" + (
                          f" ± {entry['wall_std_s']:.3f}" if entry["wall_std_s"] is not None else ""),
-                     "not measured (no Darshan log)" if entry["io_mean_s"] is None else f"{entry['io_mean_s']:.3f}",
+                     "not measured (no Darshan log, no PMPI result)" if entry["io_mean_s"] is None
+                     else f"{entry['io_mean_s']:.3f}",
                      "-" if entry["io_mib_s"] is None else f"{entry['io_mib_s']:.0f}",
                      "-" if entry["metric_mean"] is None else f"{entry['metric_mean']:.4g}"])
     if fmt == "table":

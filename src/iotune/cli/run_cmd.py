@@ -35,6 +35,9 @@ def run(
                                   "or lower is (a time in seconds, the default)."),
     darshan_lib: str = typer.Option(None, "--darshan", metavar="LIB", help="Preload this Darshan runtime library "
                                     "(libdarshan.so) and record the I/O time of the run's log."),
+    wall_time: bool = typer.Option(False, "--wall-time", help="Record the command's wall time rather than the I/O "
+                                   "time iotune's PMPI library measures inside it (the default without --metric or "
+                                   "Darshan)."),
     output_dir: Path = typer.Option(None, "--output-dir", help="Directory where the application writes: the "
                                     "configuration's file layout (stripe_count, stripe_unit, ...) is set on it "
                                     f"({KNOWN_LAYOUTS})."),
@@ -58,6 +61,8 @@ def run(
 
     if maximize and metric is None:
         raise IotuneError("--maximize says which way --metric REGEX is better: give --metric too")
+    if wall_time and (metric is not None or darshan_lib is not None):
+        raise IotuneError("--wall-time, --metric and --darshan are objectives of their own: give one")
     measured_by = Metric.parse(metric, maximize) if metric is not None else None
     values, described = workload_values_from(workload or darshan) if (workload or darshan) else (None, None)
     terminal = Terminal()
@@ -80,7 +85,9 @@ def run(
                               "workload YAML or the Darshan log of an earlier run)")
         result = run_command(opened, list(command or []), values, explore=explore, seed=seed,
                              override=override, allow_env=allow_env or (), metric=measured_by, darshan=darshan_lib,
-                             output_dir=output_dir,
+                             output_dir=output_dir, wall_time=wall_time,
+                             on_build=lambda mpicc: terminal.info(f"iotune: building iotune's PMPI library with "
+                                                                  f"{mpicc} (once for this MPI)"),
                              benchmark=described.to_benchmark_spec() if described is not None else None)
     configuration = result.choice.configuration
     terminal.info(f"iotune: {result.choice.how}: {configuration.describe() or '-'} ({result.choice.reason})")
@@ -99,6 +106,11 @@ def run(
         state = state if result.metric_value is not None or result.returncode else "FAILED (no metric)"
     elif result.source == "darshan io time":
         measured = f"I/O time {result.seconds:.3f} s (Darshan)"
+    elif result.source == "pmpi io time":
+        state = state if result.seconds is not None or result.returncode else "FAILED (no PMPI result)"
+        measured = "no I/O time (see above)" if result.seconds is None else \
+            (f"I/O time {result.seconds:.3f} s (PMPI: the slowest rank's time in MPI-IO calls, measured inside the "
+             f"application), {result.bytes} bytes")
     else:
         measured = "the wall time is the only measure (no --metric, no Darshan log)"
     terminal.info(f"iotune: trial {result.trial_id} {state}, {result.wall_seconds:.3f} s wall time; {measured}")

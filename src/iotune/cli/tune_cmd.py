@@ -72,11 +72,15 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
          metric: str = typer.Option(None, "--metric", metavar="REGEX", help="With a command: tune the figure the "
                                     "application prints, the number in the REGEX's group (last match in its output), "
                                     "e.g. --metric 'Max Write: *([0-9.]+) MiB/sec' --maximize. Default: Darshan's I/O "
-                                    "time if Darshan is loaded, else wall time."),
+                                    "time if Darshan is loaded, else the I/O time iotune's PMPI library measures "
+                                    "inside the application, else wall time."),
          maximize: bool = typer.Option(False, "--maximize/--minimize", help="With --metric: higher is better (a "
                                        "bandwidth) or lower is (a time in seconds, the default)."),
          darshan: str = typer.Option(None, "--darshan", metavar="LIB", help="With a command: preload this Darshan "
                                      "runtime library (libdarshan.so) and tune the I/O time of each run's log."),
+         wall_time: bool = typer.Option(False, "--wall-time", help="With a command: tune its wall time (start-up "
+                                        "and computation included) rather than the I/O time iotune's PMPI library "
+                                        "measures inside it."),
          mpiexec: str = MPIEXEC, db: str = DB) -> None:
     """Tune one workload within a budget of runs: measure, learn from the store, declare the best with its gain."""
     from iotune.profile import workload_values_from
@@ -95,14 +99,16 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
     job = executor_job(executor, workers, partition, time_limit, nodes_per_trial, sbatch_option, job_setup, grace)
     if job is not None and command:
         raise IotuneError("--executor slurm tunes a spec's benchmark; an application given after -- runs here")
-    if (metric is not None or darshan is not None or maximize) and not command:
-        raise IotuneError("--metric, --maximize and --darshan measure an application given after --")
+    if (metric is not None or darshan is not None or maximize or wall_time) and not command:
+        raise IotuneError("--metric, --maximize, --darshan and --wall-time measure an application given after --")
+    if wall_time and (metric is not None or darshan is not None):
+        raise IotuneError("--wall-time, --metric and --darshan are objectives of their own: give one")
     if maximize and metric is None:
         raise IotuneError("--maximize says which way --metric REGEX is better: give --metric too")
     if metric is not None and objective != "time":
         raise IotuneError(f"--metric is the objective itself (lower is better, or higher with --maximize): leave "
                           f"--objective at time, not {objective}")
-    measure = _measure(command, metric, maximize, darshan, timeout) if command else None
+    measure = _measure(command, metric, maximize, darshan, timeout, wall_time) if command else None
     values = workload_values_from(workload)[0] if workload else {}
     goal = _objective(Objective, objective, pricing, instances)  # a bad pricing file stops before any study
     terminal = Terminal()
@@ -141,6 +147,10 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
         priors += [Study.open(store, name) for name in prior]
         target = Study.open_or_create(store, tune_study, tuned_spec, resume=True,
                                       settings={"sampler": "tune", "objective": objective})
+        if measure is not None:
+            from iotune.apply.measured import MeasuredAlike
+
+            target = MeasuredAlike.of(target, measure.measure)  # runs measured otherwise are not this tuning's
         shown = measure.metric.shown if measure is not None and measure.metric is not None else None
         ran: list = []
         def on_step(step, so_far) -> None:
@@ -179,13 +189,17 @@ def _check_candidates(spec, values: dict, seed: int) -> None:
     check_runnable_configurations(spec, candidates, f" for workload {_describe_workload(values) or 'the default'}")
 
 
-def _measure(command: list[str], metric: str | None, maximize: bool, darshan: str | None, timeout: float):
-    """The runner of an application (checked before any store is opened): its metric, Darshan, or wall time."""
+def _measure(command: list[str], metric: str | None, maximize: bool, darshan: str | None, timeout: float,
+             wall_time: bool = False):
+    """The runner of an application (checked before any store is opened): its metric, Darshan, iotune's PMPI
+    library (built here at first use) or wall time."""
     from iotune.apply.metric import Metric
     from iotune.runners.command import CommandRunner
 
-    return CommandRunner(command, timeout=timeout, darshan=darshan,
-                         metric=Metric.parse(metric, maximize) if metric is not None else None)
+    return CommandRunner(command, timeout=timeout, darshan=darshan, wall_time=wall_time,
+                         metric=Metric.parse(metric, maximize) if metric is not None else None,
+                         on_build=lambda mpicc: Terminal().info(f"building iotune's PMPI library with {mpicc} "
+                                                                "(once for this MPI)"))
 
 
 def _objective(make, name: str, pricing: Path | None, instances: int | None):
@@ -210,13 +224,17 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
         from iotune.apply.command import objective_words
 
         run, storage = measure, None
-        terminal.info(f"objective: {objective_words(run.metric, run.darshan)}")
+        terminal.info(f"objective: {objective_words(run.metric, run.darshan, run.pmpi is not None)}")
+        if run.pmpi_unavailable:
+            terminal.warn(run.pmpi_unavailable)
         if run.wall_time:
             startup = run.measure_startup(scratch)
             terminal.warn("the objective is the application's wall time, not its I/O time: start-up and computation "
                           "count too" + (f" ({startup.describe()} on this machine)" if startup else "")
                           + "; give --metric 'REGEX' (its own I/O time or bandwidth line, with --maximize for a "
-                          "bandwidth) or load Darshan (--darshan LIB) to tune its I/O")
+                          "bandwidth) or load Darshan (--darshan LIB) to tune its I/O, or, for an MPI application "
+                          "started by mpiexec, leave out --wall-time: iotune's PMPI library then measures its MPI-IO "
+                          "time inside it")
     else:
         run, storage = runner_and_storage(target.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale)
     worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
@@ -454,7 +472,7 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
     if NO_BASELINE in result.notes:
         summary["no_gain_because"] = NO_BASELINE
     if measure is not None:
-        summary["measured"] = objective_words(measure.metric, measure.darshan)
+        summary["measured"] = objective_words(measure.metric, measure.darshan, measure.pmpi is not None)
         summary["start_up_s"] = None if measure.startup is None else list(measure.startup.seconds)
         summary["no_gain_because"] = noise or summary.get("no_gain_because")
     if best is not None:

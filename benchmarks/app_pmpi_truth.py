@@ -1,0 +1,189 @@
+"""Does `iotune tune --budget 8 -- mpiexec -n 2 KERNEL` (objective: the kernel's I/O time measured inside it by
+iotune's PMPI library) pick what a many-repeat truth of the same kernel says is fastest? (issue 30)
+
+The kernel is the project's MPI-IO checkpoint kernel (tests/apps/checkpoint_mpiio.py: ranks write interleaved
+4 KiB pieces of a checkpoint file per step through a file view, collectively), or with ``--kernel hdf5`` its HDF5
+one (tests/apps/checkpoint_hdf5.py: 8 datasets of particles per step, parallel h5py; ``--python`` a Python with
+parallel h5py, whose ``mpiexec`` runs it). The space is romio_cb_write x cb_buffer_size (9 configurations), the
+hints applied at MPI_File_open by the PMPI library, none in the environment.
+
+- truth: every configuration run ``--rounds`` times, in rounds (each round every configuration once, in a shuffled
+  order), each run's PMPI I/O time kept; a configuration's figure is the geometric mean of its runs, and the
+  truth's tied set is every configuration whose log-times a Welch t-test (95 %) cannot separate from the fastest's;
+- tunings: ``--tunings`` independent `iotune tune --budget 8` (fresh store each, seeds 0, 1, ...), run between the
+  truth's rounds so that both see the same machine; each tuning's answer is looked up in the truth.
+
+Prints the truth table, each tuning's pick with its truth rank and regret (truth time of the pick / truth time of
+the fastest), and the machine's load before and after.
+
+    .venv/bin/python benchmarks/app_pmpi_truth.py [--rounds 10] [--tunings 5] [--budget 8]
+        [--kernel mpiio|hdf5] [--python PYTHON]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scipy.stats import ttest_ind
+
+from iotune.apply.command import execute
+from iotune.apply.pmpi import library
+from iotune.spec import CampaignSpec
+from iotune.store import Store
+from iotune.study import Study
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+KERNELS = {"mpiio": (REPO / "tests" / "apps" / "checkpoint_mpiio.py",
+                     ["--steps", "4", "--piece", "4096", "--pieces", "2048", "--sleep", "0.2"]),
+           "hdf5": (REPO / "tests" / "apps" / "checkpoint_hdf5.py",
+                    ["--steps", "2", "--particles", str(1 << 18), "--sleep", "0.2"])}
+CB_WRITE = ("automatic", "enable", "disable")
+CB_BUFFER = ("64KiB", "1MiB", "16MiB")
+BYTES = {"64KiB": 65536, "1MiB": 1 << 20, "16MiB": 16 << 20}
+SPEC = f"""
+name: ckpt
+parameters:
+  - {{name: processes, type: integer, levels: [2], role: workload, layer: application}}
+  - {{name: romio_cb_write, type: categorical, levels: [{", ".join(CB_WRITE)}], role: system, layer: mpiio}}
+  - {{name: cb_buffer_size, type: size, levels: [{", ".join(CB_BUFFER)}], role: system, layer: mpiio}}
+benchmark: {{api: MPIIO, block_size: 1MiB}}
+"""
+
+
+def clean_environ() -> dict:
+    return {k: v for k, v in os.environ.items()
+            if k not in ("ROMIO_HINTS", "MPICH_MPIIO_HINTS") and not k.startswith("IOR_HINT__")}
+
+
+def kernel_command(args, output: Path) -> list[str]:
+    kernel, options = KERNELS[args.kernel]
+    python = Path(args.python)
+    return [str(python.parent / "mpiexec"), "-n", "2", str(python), str(kernel), str(output), *options]
+
+
+def truth_round(args, lib: Path, work: Path, rng: random.Random, times: dict) -> None:
+    configurations = [(w, b) for w in CB_WRITE for b in CB_BUFFER]
+    rng.shuffle(configurations)
+    for write, buffer in configurations:
+        hints = {"romio_cb_write": write, "cb_buffer_size": str(BYTES[buffer])}
+        run = execute(kernel_command(args, work / "truth"), hints, {}, environ=clean_environ(), pmpi=lib,
+                      log_dir=work, stdout_to_stderr=True)
+        if run.returncode != 0 or run.pmpi is None:
+            raise SystemExit(f"truth run of {hints} failed: {run.pmpi_error or run.returncode}")
+        times[(write, buffer)].append(run.pmpi.io_seconds)
+
+
+def tuning(args, seed: int, work: Path) -> dict:
+    directory = Path(tempfile.mkdtemp(prefix=f"tune{seed}-", dir=work))
+    url = str(directory / "iotune.db")
+    with Store(url) as store:
+        Study.create(store, "ckpt", CampaignSpec.from_text(SPEC))
+    command = [str(BIN / "iotune"), "tune", "--study", "ckpt", "--db", url, "--budget", str(args.budget), "--seed",
+               str(seed), "--format", "json", "--scratch", str(directory / "scratch"), "--",
+               *kernel_command(args, directory / "ck")]
+    done = subprocess.run(command, capture_output=True, text=True, env=clean_environ(), timeout=1200)
+    if done.returncode != 0:
+        raise SystemExit(f"tuning {seed} failed: {done.stderr[-2000:]}")
+    summary = json.loads(done.stdout[done.stdout.index("{"):])
+    if not summary["measured"].startswith("I/O time measured inside the application by iotune's PMPI library"):
+        raise SystemExit(f"tuning {seed} measured {summary['measured']!r}")
+    return summary
+
+
+def key_of(configuration: dict | None) -> tuple[str, str] | None:
+    if configuration is None:
+        return None
+    return configuration["romio_cb_write"], next(b for b in CB_BUFFER if BYTES[b] == configuration["cb_buffer_size"])
+
+
+def runner_up_of(summary: dict, best: tuple[str, str]) -> tuple[str, str] | None:
+    """The tuning's runner-up: the measured configuration with the next lowest geometric mean of its runs, as
+    `iotune tune` ranks them."""
+    runs: dict[tuple[str, str], list[float]] = {}
+    for step in summary["history"]:
+        key = key_of(step["configuration"])
+        if key is not None and key != best and step["value"]:
+            runs.setdefault(key, []).append(step["value"])
+    return min(runs, key=lambda k: geometric_mean(runs[k])) if runs else None
+
+
+def geometric_mean(values: list[float]) -> float:
+    return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--tunings", type=int, default=5)
+    parser.add_argument("--budget", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kernel", choices=sorted(KERNELS), default="mpiio")
+    parser.add_argument("--python", default=sys.executable, help="the Python that runs the kernel (its mpiexec too)")
+    args = parser.parse_args()
+    lib = library(kernel_command(args, Path("x")))
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    rng = random.Random(args.seed)
+    times: dict[tuple[str, str], list[float]] = {(w, b): [] for w in CB_WRITE for b in CB_BUFFER}
+    summaries = []
+    with tempfile.TemporaryDirectory(prefix="iotune-pmpi-truth-") as scratch:
+        work = Path(scratch)
+        for step in range(max(args.rounds, args.tunings)):
+            if step < args.rounds:
+                truth_round(args, lib, work, rng, times)
+            if step < args.tunings:
+                summaries.append(tuning(args, step, work))
+            print(f"step {step + 1}: {min(step + 1, args.rounds)} truth round(s), {len(summaries)} tuning(s), "
+                  f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+    load_after = os.getloadavg()
+    means = {key: geometric_mean(values) for key, values in times.items()}
+    ranked = sorted(means, key=means.get)
+    fastest = ranked[0]
+    logs = {key: [math.log(v) for v in values] for key, values in times.items()}
+    tied = {key for key in ranked if key == fastest
+            or ttest_ind(logs[key], logs[fastest], equal_var=False).pvalue >= 0.05}
+    print(f"truth: {args.rounds} interleaved rounds of {len(times)} configurations, PMPI I/O time (s), "
+          f"kernel {KERNELS[args.kernel][0].name} {' '.join(KERNELS[args.kernel][1])}")
+    print(f"{'rank':>4}  {'romio_cb_write':<14} {'cb_buffer_size':<14} {'geo mean s':>10} {'median s':>9} "
+          f"{'min..max s':>15}  tied with fastest")
+    for rank, key in enumerate(ranked, 1):
+        values = times[key]
+        print(f"{rank:>4}  {key[0]:<14} {key[1]:<14} {means[key]:>10.4f} {statistics.median(values):>9.4f} "
+              f"{min(values):>7.4f}..{max(values):<7.4f}  {'yes' if key in tied else 'no'}")
+    agreed, covered, regrets = 0, 0, []
+    print(f"tunings: budget {args.budget}, fresh store each")
+    for seed, summary in enumerate(summaries):
+        key = key_of(summary["best"]["configuration"])
+        runner_up = runner_up_of(summary, key)
+        claimed = {key} if summary["separated_from_runner_up"] else {key, runner_up}
+        regret = means[key] / means[fastest]
+        agreed += key in tied
+        covered += fastest in claimed
+        regrets.append(regret)
+        said = "separated from the runner-up" if summary["separated_from_runner_up"] else \
+            "not separated from the runner-up"
+        print(f"  seed {seed}: picked {key[0]} {key[1]} (tuning's mean {summary['best']['mean']:.4f} s over "
+              f"{summary['best']['runs']} run(s), {said}); truth rank {ranked.index(key) + 1}, regret {regret:.3f}x, "
+              f"{'in' if key in tied else 'NOT in'} the truth's tied set")
+    print(f"agreement: {agreed}/{len(summaries)} picks in the truth's tied set ({len(tied)} of {len(times)} "
+          f"configurations); {covered}/{len(summaries)} tunings name the truth's fastest as their pick or as a "
+          f"runner-up they could not separate from it; median regret {statistics.median(regrets):.3f}x, worst "
+          f"{max(regrets):.3f}x; the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest")
+    print(f"load average (1, 5, 15 min) before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
+          f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f}; {os.cpu_count()} CPUs; "
+          f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
