@@ -188,7 +188,7 @@ def test_run_records_the_metric_and_compares_only_runs_measured_alike(tmp_path, 
 def test_a_metric_tuning_never_counts_the_wall_time_runs_already_in_the_study(tmp_path, capfd, monkeypatch):
     """Issue 29, item 5: a study holding wall-time runs of the application, tuned by its printed metric, compares
     metric runs only: the budget is spent on runs of that metric, and no wall time enters the gain."""
-    _tune(tmp_path, capfd, monkeypatch)  # two wall-time runs in sleepy-runs
+    _tune(tmp_path, capfd, monkeypatch, "--wall-time")  # two wall-time runs in sleepy-runs
     summary, runs, err, _ = _tune(tmp_path, capfd, monkeypatch, "--metric", r"write time: ([0-9.]+) s")
     metric_runs = [t for t in runs if t.extra["phase_seconds_source"] == "metric"]
     assert len(metric_runs) == 2 and len(runs) == 4  # its budget of 2 spent on metric runs, beside the 2 wall ones

@@ -163,8 +163,7 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
             terminal.warn(note)
         tuning = dict(objective=goal, prior_studies=tuple(priors), seed=seed, on_step=on_step,
                       baseline=not no_baseline, race=not no_race, precision=precision,
-                      baseline_values=values_of_baseline, baseline_source=baseline_source,
-                      accepts=_same_measure(measure) if measure is not None else None)
+                      baseline_values=values_of_baseline, baseline_source=baseline_source)
         if job is not None:
             result = _tune_on_slurm(terminal, store, db, target, job, values, budget, tuning, resume=resume,
                                     scratch=scratch, runner=runner, timeout=timeout, mpiexec=mpiexec,
@@ -362,18 +361,6 @@ def _baseline(space, values: dict, given: str | None, scratch, no_baseline: bool
         return romio_defaults(prepare_scratch(scratch, announce=False))
 
     return baseline_values(space, values, given, read_romio)
-
-
-def _same_measure(measure):
-    """Which stored runs of an application measure what this tuning measures: its --metric (that pattern and
-    direction), else wall time, else (Darshan) Darshan's I/O time or the wall time it falls back to."""
-    from iotune.apply.command import DARSHAN, WALL, measure_key, measure_of
-
-    if measure.metric is not None:
-        wanted = {measure_key("metric", measure.metric)}
-    else:
-        wanted = {DARSHAN, WALL} if measure.darshan else {WALL}
-    return lambda trial: measure_of(trial.extra) in wanted
 
 
 def _benchmark_trials(study) -> list:

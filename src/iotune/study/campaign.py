@@ -102,16 +102,14 @@ class Campaign:
     campaign, e.g. when the workers' job ended).  With a sampler that
     ``remeasures``, ``on_run(trial, configuration, outcome)`` is called after
     it is told each run measured by this campaign (those left in flight by an
-    earlier one included), and ``on_batch(runs)`` whenever runs are queued; ``accepts(trial)`` says which of its
-    workload's finished runs in the store it owns (runs measured by another objective are not its runs: an
-    application's wall time and its printed metric are never compared).
+    earlier one included), and ``on_batch(runs)`` whenever runs are queued.
     """
 
     def __init__(self, study: Study, sampler: Sampler, worker: Worker | None, *, objective: Objective | None = None,
                  repeats: int | None = None, adaptive=None, retry_failed: bool = False,
                  grace_s: float = GRACE_S, poll_s: float = POLL_S, on_batch: Callable[[int], None] | None = None,
                  on_start: Callable[[], None] | None = None, on_wait: Callable[[], None] | None = None,
-                 on_run: Callable | None = None, accepts: Callable[[TrialRecord], bool] | None = None):
+                 on_run: Callable | None = None):
         self.study = study
         self.store = study.store
         self.sampler = sampler
@@ -127,7 +125,6 @@ class Campaign:
         self.on_wait = on_wait
         self._signals_since: int | None = None  # shield.taken() when run() began
         self.on_run = on_run
-        self.accepts = accepts  # which stored runs a sampler that remeasures owns (None: all of its workload's)
         self.owner = worker.owner if worker is not None else process_owner()
         self.report = CampaignReport()
         self._walls: list[float] = []
@@ -268,8 +265,7 @@ class Campaign:
                 configuration = space.configuration(trial.config)
             except SpaceError:
                 continue  # stored under an older spec: not a configuration of this space
-            if self.sampler.owns(configuration) and (self.accepts is None or trial.state in ("PENDING", "RUNNING")
-                                                      or self.accepts(trial)):
+            if self.sampler.owns(configuration):
                 out.append((configuration, trial))
         return out
 

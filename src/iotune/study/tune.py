@@ -182,8 +182,7 @@ class Tuning:
     :class:`~iotune.study.campaign.Campaign`; ``on_queue(configuration,
     reason, in_flight)`` is called for every run queued.  ``candidates``: the
     configurations to choose among (None: every valid one of the workload);
-    ``baseline=False`` skips measuring the default first (no gain is stated then); ``accepts(trial)``: which of
-    the study's runs measure this tuning's objective (an application's wall time, its metric: never mixed).
+    ``baseline=False`` skips measuring the default first (no gain is stated then).
     """
 
     def __init__(self, study: Study, worker: Worker | None, workload: dict, budget: int, *,
@@ -194,7 +193,7 @@ class Tuning:
                  on_queue: Callable[[Configuration, str, int], None] | None = None,
                  poll_s: float = POLL_S, grace_s: float = GRACE_S, candidates=None, baseline: bool = True,
                  race: bool = True, precision: float | None = None, baseline_values: dict | None = None,
-                 baseline_source: str = SPEC_DEFAULT, accepts: Callable | None = None):
+                 baseline_source: str = SPEC_DEFAULT):
         from iotune.samplers import SamplerError
 
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
@@ -206,7 +205,6 @@ class Tuning:
                             f"got {precision!r}")
         self.precision = precision
         self.baseline_source = baseline_source
-        self.accepts = accepts
         self.study = study
         self.space = study.space
         self.budget = budget
@@ -227,7 +225,7 @@ class Tuning:
         if race:
             self.sampler.race = self._race(baseline)
         self.campaign = Campaign(study, self.sampler, worker, objective=self.objective, poll_s=poll_s,
-                                 grace_s=grace_s, on_start=on_start, on_wait=on_wait, on_run=self._ran, accepts=accepts,
+                                 grace_s=grace_s, on_start=on_start, on_wait=on_wait, on_run=self._ran,
                                  on_batch=self._queued(on_queue) if on_queue is not None else None)
 
     def run(self) -> TuneResult:
@@ -359,8 +357,6 @@ class Tuning:
                     continue
                 if study is self.study and trial.workload_key == self.workload_key:
                     continue  # the target's own runs: counted as such
-                if study is self.study and self.accepts is not None and not self.accepts(trial):
-                    continue  # measured by another objective
                 value = self.objective.run_value(trial)
                 if value is not None:
                     runs.setdefault((trial.workload_key, trial.config_key), []).append(value)
