@@ -34,7 +34,7 @@ from typing import Any
 
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import io_seconds
-from iotune.spec.mapping import hint_key, hint_value, hints_of
+from iotune.spec.mapping import asked_value, hints_of, read_back_key
 from iotune.variability.confidence import (
     CONFIDENCE,
     Interval,
@@ -169,15 +169,16 @@ def fastest_first(measured) -> list[Measured]:
 
 
 def in_effect(space, config: dict, read_back: dict) -> tuple[dict[str, tuple[str, str]], dict]:
-    """Hints of ``config`` whose read-back value differs from the one asked, and the configuration as it ran.
+    """Hints and HDF5 settings of ``config`` whose read-back value differs from the one asked, and the
+    configuration as it ran.
 
     A hint missing from the read-back is taken as unknown, not as ignored: a store may keep only part of it."""
     changed, effective = {}, dict(config)
     for parameter in space.system_parameters:
-        key, value = hint_key(parameter), config.get(parameter.name)
+        key, value = read_back_key(parameter), config.get(parameter.name)
         if not key or value is None or key not in read_back:
             continue
-        asked, ran = hint_value(value), str(read_back[key]).strip()
+        asked, ran = asked_value(parameter, value), str(read_back[key]).strip()
         if ran.lower() == asked.lower():
             continue
         changed[key] = (asked, ran)
