@@ -34,6 +34,7 @@ from typing import Any
 
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import io_seconds
+from iotune.spec.hdf5 import IN_EFFECT_PREFIX
 from iotune.spec.mapping import asked_value, hints_of, read_back_key
 from iotune.variability.confidence import (
     CONFIDENCE,
@@ -269,9 +270,11 @@ def decide_measured(space, workload: dict, ranked: list[Measured], study_groups:
 
 
 def not_in_effect_text(changed: dict[str, tuple[str, str]]) -> str:
-    """``cb_nodes=2 ran as 1`` for each hint that did not take effect as asked."""
+    """``cb_nodes=2 ran as 1`` for each hint (or HDF5 setting) that did not take effect as asked."""
+    hdf5 = any(key.startswith(IN_EFFECT_PREFIX) for key in changed)
+    how = "read back with MPI_File_get_info" + (", HDF5 settings from the file written" if hdf5 else "")
     return "not in effect as asked: " + ", ".join(f"{k}={a} ran as {r}" for k, (a, r) in changed.items()) + \
-        " (read back with MPI_File_get_info); the hints to apply are the ones in effect"
+        f" ({how}); the hints to apply are the ones in effect"
 
 
 def apply_hints(space, config: dict, changed: dict[str, tuple[str, str]]) -> dict[str, str]:
