@@ -63,6 +63,9 @@ def test_impossible_shapes_and_apis_are_refused_in_one_line():
         benchmark_spec(space, odd, {**spec_file.benchmark, "block_size": 128 * 1024})
     with pytest.raises(SpaceError, match="need api HDF5"):
         benchmark_spec(space, odd, {**spec_file.benchmark, "api": "MPIIO"})
+    chunky = space.configuration({"datasets": 4, "chunked": True, "chunk_size": 1 << 20, "cb_nodes": 1})
+    with pytest.raises(SpaceError, match="chunk_size 1MiB is larger than a dataset"):
+        benchmark_spec(space, chunky, {**spec_file.benchmark, "block_size": 256 * 1024, "processes": 2})
     with pytest.raises(SpaceError, match="POSIX driver"):
         benchmark_spec(space, odd, {**spec_file.benchmark, "file_per_process": True})
 

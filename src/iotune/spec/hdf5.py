@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from iotune.errors import SpaceError, UnitError
+from iotune.records import BenchmarkSpec
 from iotune.units import format_size, parse_size
 
 MIB = 1 << 20
@@ -100,10 +101,11 @@ def check_hdf5(settings: Mapping[str, object], whole: bool = True) -> dict[str, 
     return out
 
 
-def settings_problem(settings: Mapping[str, str], block_size: int, transfer_size: int) -> str | None:
-    """Why these settings cannot shape a run of ``block_size`` bytes per rank and segment in transfers of
-    ``transfer_size`` bytes, in one line, or None: each dataset gets an equal part of every block, in whole
-    transfers, and a chunk holds whole transfers."""
+def settings_problem(spec: BenchmarkSpec) -> str | None:
+    """Why ``spec``'s HDF5 settings cannot shape its run, in one line, or None: each dataset gets an equal part
+    of every block, in whole transfers; a chunk holds whole transfers or a transfer whole chunks, and fits in
+    a dataset (HDF5 refuses a chunk larger than a fixed-size dataset)."""
+    settings, block_size, transfer_size = spec.hdf5, spec.block_size, spec.transfer_size
     datasets = int(settings.get("datasets", "1"))
     part = block_size // datasets
     if block_size % datasets or part % transfer_size:
@@ -114,6 +116,10 @@ def settings_problem(settings: Mapping[str, str], block_size: int, transfer_size
     if chunk and chunk % transfer_size and transfer_size % chunk:
         return (f"HDF5 chunk_size {format_size(chunk)} and transfer_size {format_size(transfer_size)}: one must "
                 "be a multiple of the other")
+    length = part * spec.segment_count * (1 if spec.file_per_process else spec.processes)
+    if chunk > length:
+        return (f"HDF5 chunk_size {format_size(chunk)} is larger than a dataset ({format_size(length)}: "
+                f"{datasets} datasets share the data)")
     return None
 
 

@@ -198,7 +198,7 @@ def check_spec(spec: BenchmarkSpec) -> None:
     """Refuse impossible combinations of benchmark fields (the runner's own rules), in one line."""
     problem = spec.problem()
     if problem is None and spec.api == "HDF5":
-        problem = settings_problem(spec.hdf5, spec.block_size, spec.transfer_size)
+        problem = settings_problem(spec)
     if problem:
         raise SpaceError(problem)
 
