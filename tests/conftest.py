@@ -149,22 +149,11 @@ def browser_problem() -> str | None:
     return None
 
 
-def h5py_mpi_problem() -> str | None:
-    """Why parallel HDF5 cannot run here, or None: h5py built for MPI, loading no second MPI library (asked of a
-    separate interpreter: importing h5py here would start MPI in the test process)."""
-    import subprocess
-    import sys
-
-    from iotune.bench.hdf5 import PROBE
-
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60)
-    return done.stdout.strip() or (done.stderr.strip().splitlines() or ["the h5py probe failed"])[-1] \
-        if done.returncode else None
-
-
 def pytest_collection_modifyitems(config, items):
     reason = _mpi_problem()
-    h5py_mpi = h5py_mpi_problem() if any("requires_h5py_mpi" in item.keywords for item in items) else None
+    from iotune.bench.hdf5 import parallel_h5py_problem
+
+    h5py_mpi = parallel_h5py_problem() if any("requires_h5py_mpi" in item.keywords for item in items) else None
     root = os.geteuid() == 0
     browser = browser_problem() if any("requires_browser" in item.keywords for item in items) else None
     for item in items:

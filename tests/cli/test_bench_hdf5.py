@@ -67,3 +67,19 @@ def test_a_setting_hdf5_overrode_is_shown_as_it_ran(tmp_path):
     assert shown.returncode == 0, shown.stderr
     assert "hdf5.alignment ran as" in shown.stdout
     assert "HDF5 settings from the file written" in shown.stderr
+
+
+@pytest.mark.requires_h5py_mpi  # the module's marks; this case only takes h5py away from the command's Python
+def test_bench_without_parallel_h5py_is_one_line_before_any_trial(tmp_path):
+    # an h5py package that cannot be imported, first on the path: as on a machine where h5py is missing
+    shadow = tmp_path / "shadow" / "h5py"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('no h5py here')\n")
+    (tmp_path / "h5.yaml").write_text(SPEC.replace("PAGE_OR_AGGR", "aggr"))
+    db = tmp_path / "s.db"
+    done = run_iotune("bench", "h5.yaml", "--db", db, "--scratch", tmp_path, cwd=tmp_path,
+                      env={"PYTHONPATH": str(tmp_path / "shadow")})
+    assert done.returncode != 0
+    assert "api HDF5 needs parallel h5py" in done.stderr and "scripts/install-hdf5" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not db.exists() or not Store(db).trials(study="h5")

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import ctypes
 import math
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -51,6 +53,15 @@ def _fs_strategies() -> dict[str, int]:
     from h5py import h5f
 
     return {name: getattr(h5f, constant) for name, constant in FS_STRATEGY_NAMES.items()}
+
+
+def parallel_h5py_problem(python: str = sys.executable) -> str | None:
+    """Why ``python`` cannot run parallel HDF5 (asked of a separate interpreter: importing h5py starts MPI),
+    in one line, or None."""
+    done = subprocess.run([python, "-c", PROBE], capture_output=True, text=True, timeout=120)
+    if done.returncode == 0:
+        return None
+    return done.stdout.strip() or (done.stderr.strip().splitlines() or ["the h5py probe failed"])[-1]
 
 
 def _h5py():
