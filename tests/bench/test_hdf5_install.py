@@ -54,3 +54,10 @@ def test_collective_hdf5_write_runs_on_the_venvs_mpich_alone(tmp_path):
         # one MPI library per process, the venv's: Debian's libmpich.so.12 resolved to it, not loaded beside it
         assert rank["mpi_libs"] == [venv_lib], rank["mpi_libs"]
     assert (tmp_path / "out.h5").stat().st_size >= 2 * 1000 * 8
+
+
+def test_the_install_script_returns_at_once_when_parallel_h5py_is_there():
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "install-hdf5")
+    done = subprocess.run(["bash", script, sys.prefix], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "parallel h5py already in" in done.stdout
