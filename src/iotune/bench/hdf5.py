@@ -17,6 +17,7 @@ alignment in effect is the one those addresses have).  h5py is imported only her
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import subprocess
 import sys
@@ -74,6 +75,7 @@ def _h5py():
     return h5py
 
 
+@functools.cache
 def _libhdf5():
     """The HDF5 library h5py runs on (already loaded), for the calls h5py does not wrap."""
     from h5py import defs
@@ -187,7 +189,7 @@ class Hdf5Phase:
             transfer_end = clock()
             if phase == "write" and spec.fsync:
                 h5f.flush(fid, h5f.SCOPE_LOCAL)  # with MPI-IO: MPI_File_sync
-            if phase == "write" and self.in_effect is None:
+            if phase == "write" and self.in_effect is None:  # microseconds, in the close time: the file is open
                 self.in_effect = self._access_in_effect(fid, modes)
                 self.hints = _hints_in_effect(fid)
         finally:
