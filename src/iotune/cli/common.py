@@ -78,8 +78,10 @@ def check_hdf5_ready(spec, runner: str) -> None:
     h5py: every trial would fail the same way."""
     import sys
 
+    from iotune.runners.builtin import KIND
+
     levels = spec.space.parameter("api").levels if "api" in {p.name for p in spec.space.parameters} else ()
-    if runner != "builtin" or (spec.benchmark.get("api") != "HDF5" and "HDF5" not in levels):
+    if runner != KIND.name or (spec.benchmark.get("api") != "HDF5" and "HDF5" not in levels):
         return
     from iotune.bench.hdf5 import parallel_h5py_problem
 
