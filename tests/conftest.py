@@ -160,6 +160,9 @@ def browser_problem() -> str | None:
 
 def pytest_collection_modifyitems(config, items):
     reason = _mpi_problem()
+    from iotune.bench.hdf5 import parallel_h5py_problem
+
+    h5py_mpi = parallel_h5py_problem() if any("requires_h5py_mpi" in item.keywords for item in items) else None
     root = os.geteuid() == 0
     browser = browser_problem() if any("requires_browser" in item.keywords for item in items) else None
     for item in items:
@@ -167,6 +170,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"requires_browser: {browser}"))
         if reason and "requires_mpi" in item.keywords:
             item.add_marker(pytest.mark.skip(reason=f"requires_mpi: {reason}"))
+        if h5py_mpi and "requires_h5py_mpi" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=f"requires_h5py_mpi: {h5py_mpi}; run scripts/install-hdf5"))
         if not root and "requires_root" in item.keywords:
             item.add_marker(pytest.mark.skip(reason="requires_root: not running as root"))
         if "requires_ior" in item.keywords and shutil.which("ior") is None:

@@ -47,6 +47,7 @@ _ELSEWHERE = {
     "ExpressionError": "iotune.space.expressions",
     "InputError": "iotune.bounded",
     "FieldError": "iotune.space.parameter",
+    "Hdf5SettingError": "iotune.spec.hdf5",
     "IorInputError": "iotune.importers.ior_checks",
     "LayoutError": "iotune.fslayout.base",
     "LearningError": "iotune.learn.errors",

@@ -17,7 +17,7 @@ from typing import Literal, get_args
 
 from iotune.units import MIB
 
-API = Literal["POSIX", "MPIIO"]
+API = Literal["POSIX", "MPIIO", "HDF5"]
 APIS: tuple[str, ...] = get_args(API)
 """The I/O interfaces a benchmark run goes through (IOR's ``-a``): the one list every module imports."""
 APIS_TEXT = " or ".join(APIS)
@@ -54,6 +54,8 @@ class BenchmarkSpec:
     ``layout`` is the file layout (``stripe_count``, ``stripe_unit``,
     ``object_size``, ``pool``) set on each benchmark file, empty, before it is
     written (:mod:`iotune.fslayout`); empty leaves the file system's default.
+    ``hdf5`` holds the HDF5 layer's settings of ``api: HDF5`` (:mod:`iotune.spec.hdf5`); empty leaves
+    HDF5's defaults.
     """
 
     api: API = "MPIIO"
@@ -70,6 +72,7 @@ class BenchmarkSpec:
     hints: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     layout: dict[str, str] = field(default_factory=dict)
+    hdf5: dict[str, str] = field(default_factory=dict)
 
     def problem(self) -> str | None:
         """Why this run cannot be made, in one line (IOR's own rules), or None when it can."""
@@ -84,6 +87,8 @@ class BenchmarkSpec:
             return f"data_pattern must be one of {', '.join(DATA_PATTERNS)}, got {self.data_pattern!r}"
         if self.processes < 1 or self.segment_count < 1:
             return f"processes and segment_count must be >= 1, got {self.processes} and {self.segment_count}"
+        if self.hdf5 and self.api != "HDF5":
+            return f"HDF5 settings ({', '.join(sorted(self.hdf5))}) need api HDF5, got {self.api}"
         if self.transfer_size < 1 or self.block_size < self.transfer_size or self.block_size % self.transfer_size:
             return (f"block_size ({self.block_size} B) must be a positive multiple of transfer_size "
                     f"({self.transfer_size} B), as IOR requires")
@@ -103,8 +108,9 @@ class BenchmarkSpec:
 
     def to_dict(self) -> dict:
         out = asdict(self)
-        if not out["layout"]:
-            del out["layout"]  # specs without a layout keep the keys (and digests) they had before layouts existed
+        for optional in ("layout", "hdf5"):
+            if not out[optional]:
+                del out[optional]  # specs without one keep the keys (and digests) they had before it existed
         return out
 
     @classmethod

@@ -7,7 +7,7 @@ where a workload is asked for (``iotune recommend --workload``, ``iotune run
 --workload``, ``iotune tune --workload``, a spec's workload levels):
 
 ========================  ==========================================================
-``api``                   POSIX or MPIIO: the layer the I/O reaches storage through
+``api``                   POSIX, MPIIO or HDF5: the layer the I/O reaches storage through
 ``processes``             processes that do I/O (the benchmark's ranks)
 ``collective``            MPI-IO collective calls dominate
 ``file_per_process``      each process has its own file (else one shared file)
@@ -96,8 +96,8 @@ class Workload:
         if self.block_size % self.transfer_size:
             raise WorkloadError(f"block_size ({self.block_size} B) must be a multiple of transfer_size "
                                 f"({self.transfer_size} B), as IOR requires")
-        if self.collective and self.api != "MPIIO":
-            raise WorkloadError("collective I/O needs api MPIIO")
+        if self.collective and self.api == "POSIX":
+            raise WorkloadError("collective I/O needs api MPIIO or HDF5")
 
     @classmethod
     def from_io(cls, *, interface: str, processes: int, transfer_size: int, bytes_per_process: int,

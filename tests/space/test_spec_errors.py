@@ -115,7 +115,7 @@ def test_duplicate_parameter_names():
     [
         ("type", "float", "allowed: categorical, boolean, integer, size"),
         ("role", "tunable", "allowed: workload, system"),
-        ("layer", "network", "allowed: application, mpiio, filesystem, device"),
+        ("layer", "network", "allowed: application, hdf5, mpiio, filesystem, device"),
     ],
 )
 def test_unknown_choice(key, value, allowed):

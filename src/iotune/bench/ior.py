@@ -323,6 +323,9 @@ class IorRunner:
                 raise BenchError(f"invalid benchmark spec: {problem}")
             if spec.layout:
                 raise BenchError("the ior runner does not set file layouts (stripe_count, ...); use the builtin runner")
+            if spec.api == "HDF5":
+                raise BenchError("the ior runner neither sets nor reads back HDF5 settings; api HDF5 runs on the "
+                                 "builtin runner")
             try:
                 with shielded():  # a signal between mkdtemp and the assignments would leave the directory
                     trial = make_trial_dir(Path(scratch))

@@ -141,6 +141,11 @@ class _Phase:
         self.rank_tag = self.rank if spec.file_per_process else 0
         self.hints: dict[str, str] | None = None
         self.layout: dict[str, str] | None = None
+        self.hdf5 = None
+        if spec.api == "HDF5":
+            from iotune.bench.hdf5 import Hdf5Phase
+
+            self.hdf5 = Hdf5Phase(self, lambda part: transfer_offsets(part, self.rank))
         self._region, self.buffer = aligned_buffer(spec.transfer_size)
         if spec.verify:
             pass
@@ -168,7 +173,7 @@ class _Phase:
             self.layout = apply_to_file(self.path, self.spec.layout)
         self.comm.Barrier()
         record = {"phase": phase, "open_start": clock()}
-        opener = self._posix if self.spec.api == "POSIX" else self._mpiio
+        opener = {"POSIX": self._posix, "MPIIO": self._mpiio, "HDF5": self._hdf5}[self.spec.api]
         record.update(opener(phase, clock))
         return record
 
@@ -225,12 +230,11 @@ class _Phase:
             os.close(fd)
         return self._timings(phase, open_end, transfer_end, clock(), moved, errors)
 
-    def _mpiio(self, phase: str, clock) -> dict:
+    def _info(self, phase: str):
+        """The MPI_Info of this phase's open: the spec's hints, and its layout's where ROMIO reads them."""
         from mpi4py import MPI
 
         spec = self.spec
-        comm = MPI.COMM_SELF if spec.file_per_process else self.comm
-        amode = MPI.MODE_WRONLY | MPI.MODE_CREATE if phase == "write" else MPI.MODE_RDONLY
         info = MPI.Info.Create()
         hints = dict(spec.hints)
         if spec.layout and phase == "write":
@@ -240,6 +244,26 @@ class _Phase:
             hints = {**driver_for(self.path.parent).mpi_hints(spec.layout), **hints}
         for key, value in hints.items():
             info.Set(str(key), str(value))
+        return info
+
+    def _hdf5(self, phase: str, clock) -> dict:
+        assert self.hdf5 is not None, "an HDF5 phase has its HDF5 side"
+        info = self._info(phase)
+        try:
+            timings = self.hdf5.run(phase, clock, info)
+        finally:
+            info.Free()
+        if self.hints is None and self.hdf5.hints is not None:
+            self.hints = self.hdf5.hints
+        return timings
+
+    def _mpiio(self, phase: str, clock) -> dict:
+        from mpi4py import MPI
+
+        spec = self.spec
+        comm = MPI.COMM_SELF if spec.file_per_process else self.comm
+        amode = MPI.MODE_WRONLY | MPI.MODE_CREATE if phase == "write" else MPI.MODE_RDONLY
+        info = self._info(phase)
         try:
             fh = MPI.File.Open(comm, str(self.path), amode, info)
         finally:
@@ -353,6 +377,7 @@ def run_kernel(comm, node_comm, spec: BenchmarkSpec, scratch: Path, cache_mode: 
         "phases": records,
         "hints": worker.hints if comm.Get_rank() == 0 else None,
         "layout": worker.layout,
+        "hdf5": worker.hdf5.in_effect if worker.hdf5 else None,
         "cache_mode": mode,
     }
 
@@ -392,9 +417,9 @@ def summarise(spec: BenchmarkSpec, records: list[dict]) -> dict:
         status="COMPLETE",
         phases=phases,
         hints_requested=dict(spec.hints),
-        hints_in_effect=records[0]["hints"] or {},
+        hints_in_effect={**(records[0]["hints"] or {}), **_hdf5_read_back(records[0])},
         read_cache_mode=records[0]["cache_mode"],
-        extra=_layout_extra(spec, records),
+        extra={**_layout_extra(spec, records), **_hdf5_extra(spec, records)},
     ).to_dict()
 
 
@@ -412,3 +437,23 @@ def _layout_extra(spec: BenchmarkSpec, records: list[dict]) -> dict:
     if spec.file_per_process:
         extra["layout_in_effect_per_rank"] = [r.get("layout") or {} for r in records]
     return extra
+
+
+def _hdf5_extra(spec: BenchmarkSpec, records: list[dict]) -> dict:
+    """The HDF5 settings asked (HDF5's defaults for those not given) and read back from rank 0's file (with a file
+    per process, every rank's)."""
+    if spec.api != "HDF5":
+        return {}
+    from iotune.spec.hdf5 import as_asked
+
+    extra = {"hdf5_requested": as_asked(spec.hdf5, spec.transfer_size), "hdf5_in_effect": records[0].get("hdf5") or {}}
+    if spec.file_per_process:
+        extra["hdf5_in_effect_per_rank"] = [r.get("hdf5") or {} for r in records]
+    return extra
+
+
+def _hdf5_read_back(record: dict) -> dict[str, str]:
+    """Rank 0's HDF5 settings as read back, under the keys that record them beside the hints (``hdf5.<name>``)."""
+    from iotune.spec.hdf5 import setting_key
+
+    return {setting_key(name): value for name, value in (record.get("hdf5") or {}).items()}

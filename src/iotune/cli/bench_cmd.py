@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from iotune.cli.common import (
+    check_hdf5_ready,
     check_runnable_configurations,
     executor_job,
     prepare_scratch,
@@ -75,6 +76,7 @@ def bench(spec: Path = typer.Argument(..., help="Campaign spec: a space with opt
     study = study or loaded.name
     warn_unknown_hints(loaded)
     check_runnable_configurations(loaded)
+    check_hdf5_ready(loaded, runner)
     if resume:
         refuse_testbed_resume(db, study, loaded)
     job = executor_job(executor, workers, partition, time_limit, nodes_per_trial, sbatch_option, job_setup, grace)

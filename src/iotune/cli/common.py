@@ -76,6 +76,24 @@ def runner_and_storage(spec, kind: str, timeout: float, mpiexec: str | None, scr
                                        say=Terminal().info)
 
 
+def check_hdf5_ready(spec, runner: str) -> None:
+    """IotuneError when ``spec`` may run ``api: HDF5`` on the built-in runner and this Python has no parallel
+    h5py: every trial would fail the same way."""
+    import sys
+
+    from iotune.runners.builtin import KIND
+
+    levels = spec.space.parameter("api").levels if "api" in {p.name for p in spec.space.parameters} else ()
+    if runner != KIND.name or (spec.benchmark.get("api") != "HDF5" and "HDF5" not in levels):
+        return
+    from iotune.bench.hdf5 import parallel_h5py_problem
+
+    problem = parallel_h5py_problem()
+    if problem:
+        raise IotuneError(f"api HDF5 needs parallel h5py in {sys.prefix}: {problem}; run scripts/install-hdf5 "
+                          "(see the README)")
+
+
 def check_runnable_configurations(spec, configurations=None, what: str = "") -> None:
     """IotuneError (exit 2) when no configuration of ``spec`` (or of ``configurations``, e.g. one workload's) can
     run: every assignment ruled out by the rules, or every configuration refused by the benchmark or the testbed.

@@ -113,14 +113,14 @@ def prepare_hints_dir(hints_dir: Path) -> Path:
 
 def describe(space, config: dict, changed: dict | None = None) -> str:
     """``name=value`` of the system parameters set, each hint not in effect followed by what it ran as."""
-    from iotune.spec.mapping import hint_key
+    from iotune.spec.mapping import read_back_key
 
     changed = changed or {}
     parts = []
     for p in space.system_parameters:
         if config.get(p.name) is None:
             continue
-        ran = changed.get(hint_key(p) or "")
+        ran = changed.get(read_back_key(p) or "")
         parts.append(f"{p.name}={p.format(config[p.name])}" + (f" (ran as {ran[1]})" if ran else ""))
     return " ".join(parts) or "-"
 

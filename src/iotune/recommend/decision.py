@@ -33,7 +33,8 @@ from typing import Any
 
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import io_seconds
-from iotune.spec.mapping import hint_key, hint_value, hints_of
+from iotune.spec.hdf5 import IN_EFFECT_PREFIX
+from iotune.spec.mapping import asked_value, hints_of, read_back_key
 from iotune.variability.confidence import (
     CONFIDENCE,
     Interval,
@@ -193,15 +194,16 @@ def fastest_first(measured) -> list[Measured]:
 
 
 def in_effect(space, config: dict, read_back: dict) -> tuple[dict[str, tuple[str, str]], dict]:
-    """Hints of ``config`` whose read-back value differs from the one asked, and the configuration as it ran.
+    """Hints and HDF5 settings of ``config`` whose read-back value differs from the one asked, and the
+    configuration as it ran.
 
     A hint missing from the read-back is taken as unknown, not as ignored: a store may keep only part of it."""
     changed, effective = {}, dict(config)
     for parameter in space.system_parameters:
-        key, value = hint_key(parameter), config.get(parameter.name)
+        key, value = read_back_key(parameter), config.get(parameter.name)
         if not key or value is None or key not in read_back:
             continue
-        asked, ran = hint_value(value), str(read_back[key]).strip()
+        asked, ran = asked_value(parameter, value), str(read_back[key]).strip()
         if ran.lower() == asked.lower():
             continue
         changed[key] = (asked, ran)
@@ -305,9 +307,11 @@ def decide_measured(space, workload: dict, ranked: list[Measured], study_groups:
 
 
 def not_in_effect_text(changed: dict[str, tuple[str, str]]) -> str:
-    """``cb_nodes=2 ran as 1`` for each hint that did not take effect as asked."""
+    """``cb_nodes=2 ran as 1`` for each hint (or HDF5 setting) that did not take effect as asked."""
+    hdf5 = any(key.startswith(IN_EFFECT_PREFIX) for key in changed)
+    how = "read back with MPI_File_get_info" + (", HDF5 settings from the file written" if hdf5 else "")
     return "not in effect as asked: " + ", ".join(f"{k}={a} ran as {r}" for k, (a, r) in changed.items()) + \
-        " (read back with MPI_File_get_info); the hints to apply are the ones in effect"
+        f" ({how}); the hints to apply are the ones in effect"
 
 
 def apply_hints(space, config: dict, changed: dict[str, tuple[str, str]]) -> dict[str, str]:

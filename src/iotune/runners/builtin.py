@@ -11,4 +11,4 @@ def make(options: RunnerOptions):
     return BuiltinRunner(mpiexec=options.mpiexec, timeout=options.timeout, nodes=options.nodes)
 
 
-KIND = RunnerKind("builtin", "iotune's MPI-IO/POSIX benchmark, run by MPICH via mpi4py", make=make, default=True)
+KIND = RunnerKind("builtin", "iotune's MPI-IO/POSIX/HDF5 benchmark, run by MPICH via mpi4py", make=make, default=True)

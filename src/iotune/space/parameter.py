@@ -13,7 +13,7 @@ from iotune.units import format_size, parse_size
 
 TYPES = ("categorical", "boolean", "integer", "size")
 ROLES = ("workload", "system")
-LAYERS = ("application", "mpiio", "filesystem", "device")
+LAYERS = ("application", "hdf5", "mpiio", "filesystem", "device")
 KEYS = (
     "name", "type", "levels", "range", "scale", "step", "default",
     "role", "layer", "when", "hint", "env", "description",

@@ -55,6 +55,7 @@ BENCHMARK = f.Section("benchmark", [
     f.Field("hints", f.hint_map, doc="MPI-IO hints set for every trial"),
     f.Field("env", f.env_map, doc="environment variables set for every trial"),
     f.Field("layout", f.layout_map, doc="file layout set on every benchmark file (stripe_count, stripe_unit, ...)"),
+    f.Field("hdf5", f.hdf5_map, doc="HDF5 settings of api HDF5 (datasets, chunked, alignment, ...)"),
 ])
 ADAPTIVE = f.Section("adaptive", [
     f.Field("rel_half_width", f.number(0, 1, open_low=True, open_high=True), 0.05),

@@ -187,6 +187,18 @@ def layout_map(value: Any) -> dict[str, str]:
         raise ValueError(f"is refused: {exc}") from None
 
 
+def hdf5_map(value: Any) -> dict[str, str]:
+    """HDF5 settings of ``api: HDF5`` (:mod:`iotune.spec.hdf5`)."""
+    from iotune.spec.hdf5 import Hdf5SettingError, check_hdf5
+
+    if not isinstance(value, Mapping):
+        raise ValueError("is not a mapping")
+    try:
+        return check_hdf5(value)
+    except Hdf5SettingError as exc:
+        raise ValueError(f"is refused: {exc}") from None
+
+
 def mapping(value: Any) -> dict:
     if not isinstance(value, Mapping):
         raise ValueError("is not a mapping")

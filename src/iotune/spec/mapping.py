@@ -11,6 +11,8 @@ A parameter reaches the benchmark in one of three ways:
   ``pool``; role ``system``, layer ``filesystem``): set on each benchmark file
   before it is written, by the driver of the file system it lives on
   (:mod:`iotune.fslayout`);
+- it is an HDF5 setting (``datasets``, ``chunked``, ``chunk_size``, ``alignment``, ...; role ``system``,
+  layer ``hdf5``; :mod:`iotune.spec.hdf5`), applied by ``api: HDF5`` to the file it writes;
 - it is a storage option (``fs``, ``devices``, ``raid0``, ``scheduler``,
   ``device_class``, ``mount_options``; role ``system``, layer ``device`` or
   ``filesystem``; paper 000 Sec. 2.1): it is applied by building a testbed
@@ -30,6 +32,7 @@ from iotune.errors import SpaceError
 from iotune.fslayout import LAYOUT_FIELDS, LayoutError, check_layout
 from iotune.records import APIS, APIS_TEXT, OPERATIONS, BenchmarkSpec
 from iotune.spec.environment import check_environment, check_value
+from iotune.spec.hdf5 import HDF5_FIELDS, Hdf5SettingError, check_hdf5, setting_key, settings_problem
 from iotune.spec.storage import STORAGE_FIELDS, STORAGE_LAYERS, check_storage_levels, is_storage_parameter
 
 BENCHMARK_FIELDS = ("processes", "api", "collective", "file_per_process", "block_size", "transfer_size",
@@ -41,6 +44,25 @@ def is_layout_parameter(parameter) -> bool:
     """True for a file-layout parameter: a layout field's name, role system, layer filesystem, no hint or env."""
     return (parameter.name in LAYOUT_FIELDS and parameter.role == "system" and parameter.layer == "filesystem"
             and not parameter.hint and not parameter.env)
+
+
+def is_hdf5_parameter(parameter) -> bool:
+    """True for an HDF5 setting: an HDF5 field's name, role system, layer hdf5, no hint or env."""
+    return (parameter.name in HDF5_FIELDS and parameter.role == "system" and parameter.layer == "hdf5"
+            and not parameter.hint and not parameter.env)
+
+
+def read_back_key(parameter) -> str | None:
+    """The key a parameter's value as it took effect is recorded under (a trial's ``hints_in_effect``): its
+    MPI-IO hint, ``hdf5.<name>`` for an HDF5 setting, else None."""
+    return setting_key(parameter.name) if is_hdf5_parameter(parameter) else hint_key(parameter)
+
+
+def asked_value(parameter, value) -> str:
+    """``value`` of a hint or HDF5 parameter as the run asks for it, to compare with what was read back."""
+    if is_hdf5_parameter(parameter):
+        return check_hdf5({parameter.name: value}, whole=False)[parameter.name]
+    return hint_value(value)
 
 
 def hint_key(parameter) -> str | None:
@@ -96,6 +118,13 @@ def check_runnable(space, allowed=None) -> None:
             except LayoutError as error:
                 raise SpaceError(f"parameter {parameter.name!r}: {error}") from None
             continue
+        if is_hdf5_parameter(parameter):
+            try:
+                for level in parameter.levels:
+                    check_hdf5({parameter.name: level}, whole=False)
+            except Hdf5SettingError as error:
+                raise SpaceError(f"parameter {parameter.name!r}: {error}") from None
+            continue
         if is_storage_parameter(parameter):
             check_storage_levels(parameter)
             continue
@@ -103,7 +132,8 @@ def check_runnable(space, allowed=None) -> None:
             f"parameter {parameter.name!r} has no effect on the built-in benchmark: it is not a benchmark field "
             f"({', '.join(BENCHMARK_FIELDS)}), has no 'hint:' and no 'env:', and is not a storage option "
             f"({', '.join(STORAGE_FIELDS)}) with role system and layer {' or '.join(STORAGE_LAYERS)}, and is not a "
-            f"file layout ({', '.join(LAYOUT_FIELDS)}) with role system and layer filesystem"
+            f"file layout ({', '.join(LAYOUT_FIELDS)}) with role system and layer filesystem, nor an HDF5 setting "
+            f"({', '.join(HDF5_FIELDS)}) with role system and layer hdf5"
         )
     names = {p.name for p in space.parameters}
     if "operation" in names:
@@ -125,6 +155,7 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
     hints = {key: check_hint_value(key, hint_value(value)) for key, value in (values.pop("hints", {}) or {}).items()}
     env = dict(values.pop("env", {}) or {})
     layout = dict(values.pop("layout", {}) or {})
+    hdf5 = dict(values.pop("hdf5", {}) or {})
     for parameter in space.parameters:
         value = configuration[parameter.name]
         if value is None:
@@ -133,6 +164,8 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
             values[parameter.name] = value
         elif is_layout_parameter(parameter):
             layout[parameter.name] = str(value)
+        elif is_hdf5_parameter(parameter):
+            hdf5[parameter.name] = value
         elif key := hint_key(parameter):
             hints[key] = check_hint_value(key, hint_value(value))
         elif parameter.env:
@@ -142,7 +175,11 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
         layout = check_layout(layout)
     except LayoutError as error:
         raise SpaceError(f"configuration {configuration.describe()}: {error}") from None
-    spec = BenchmarkSpec(**values, hints=hints, env=env, layout=layout)
+    try:
+        hdf5 = check_hdf5(hdf5)
+    except Hdf5SettingError as error:
+        raise SpaceError(f"configuration {configuration.describe()}: {error}") from None
+    spec = BenchmarkSpec(**values, hints=hints, env=env, layout=layout, hdf5=hdf5)
     if spec.api == "POSIX" and hints:
         raise SpaceError(
             f"configuration {configuration.describe()}: MPI-IO hints {sorted(hints)} are set with api=POSIX, which "
@@ -150,6 +187,9 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
         )
     if spec.api == "POSIX" and spec.collective:
         raise SpaceError(f"configuration {configuration.describe()}: collective I/O needs api=MPIIO")
+    if spec.api == "HDF5" and spec.file_per_process and (hints or spec.collective):
+        raise SpaceError(f"configuration {configuration.describe()}: with a file per process HDF5 writes through its "
+                         "POSIX driver, which takes no MPI-IO hints and no collective transfer")
     check_spec(spec)
     return spec
 
@@ -157,6 +197,8 @@ def benchmark_spec(space, configuration, defaults: dict | None = None) -> Benchm
 def check_spec(spec: BenchmarkSpec) -> None:
     """Refuse impossible combinations of benchmark fields (the runner's own rules), in one line."""
     problem = spec.problem()
+    if problem is None and spec.api == "HDF5":
+        problem = settings_problem(spec)
     if problem:
         raise SpaceError(problem)
 

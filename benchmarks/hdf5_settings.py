@@ -1,0 +1,137 @@
+"""Which HDF5 settings move the time of a parallel HDF5 write here: each setting alone against HDF5's defaults.
+
+For each workload (``--datasets``: the data of each rank spread over that many datasets), every variant below
+is one change from HDF5's defaults (independent transfer, contiguous, no alignment, 2 KiB metadata blocks, a
+2 MiB metadata cache, independent metadata, the fsm_aggr file-space strategy; ROMIO's hints), measured
+``--repeats`` times with iotune's built-in runner (``api: HDF5``, h5py over MPI-IO), write with fsync, in
+interleaved rounds: every round runs every variant of every workload once, in a new random order (seeded).
+Each trial's settings are read back from the file written; a trial whose settings did not take effect as
+asked is reported.  Prints, per workload and variant, the geometric mean time, the ratio to the defaults with
+its 95% interval (iotune's pooled run-to-run noise, Sidak-widened for the number of variants), and whether
+it is beyond the noise; writes every trial to ``--csv``.
+
+    .venv/bin/python benchmarks/hdf5_settings.py [--repeats 5] [--size 16MiB] [--transfer 1MiB]
+        [--datasets 1 16] [--csv data/ground_truth/hdf5_local.csv] [--scratch DIR] [--seed 0]
+
+Needs parallel h5py (scripts/install-hdf5).  Run as root to drop nothing: a write-only benchmark reads no
+cache; fsync makes the data reach the disk before the phase ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import random
+import statistics
+import tempfile
+from pathlib import Path
+
+from iotune.bench.runner import BuiltinRunner
+from iotune.records import BenchmarkSpec
+from iotune.spec.hdf5 import check_hdf5, setting_key
+from iotune.spec.mapping import check_spec
+from iotune.units import format_size, parse_size
+from iotune.variability.confidence import estimate_noise, ratio_interval
+
+VARIANTS: dict[str, tuple[bool, dict[str, str], dict[str, str]]] = {
+    # name: (collective, HDF5 settings, ROMIO hints)
+    "defaults": (False, {}, {}),
+    "collective": (True, {}, {}),
+    "chunked 1MiB": (False, {"chunked": "true", "chunk_size": "1MiB"}, {}),
+    "chunked 256KiB": (False, {"chunked": "true", "chunk_size": "256KiB"}, {}),
+    "alignment 1MiB": (False, {"alignment_threshold": "64KiB", "alignment": "1MiB"}, {}),
+    "meta_block_size 1MiB": (False, {"meta_block_size": "1MiB"}, {}),
+    "mdc_initial_size 16MiB": (False, {"mdc_initial_size": "16MiB"}, {}),
+    "coll_metadata": (False, {"coll_metadata": "true"}, {}),
+    "fs_strategy page 1MiB": (False, {"fs_strategy": "page", "fs_page_size": "1MiB"}, {}),
+    "fs_strategy aggr": (False, {"fs_strategy": "aggr"}, {}),
+    "collective, romio_cb_write=disable": (True, {}, {"romio_cb_write": "disable"}),
+    "collective, cb_buffer_size=4MiB": (True, {}, {"cb_buffer_size": "4194304"}),
+}
+
+
+def spec_of(variant: str, datasets: int, size: int, transfer: int) -> BenchmarkSpec:
+    collective, settings, hints = VARIANTS[variant]
+    spec = BenchmarkSpec(api="HDF5", processes=2, block_size=size, transfer_size=transfer, operation="write",
+                         fsync=True, collective=collective, hints=dict(hints),
+                         hdf5=check_hdf5({**settings, "datasets": str(datasets)}))
+    check_spec(spec)  # one line (SpaceError) for a shape the settings cannot take
+    return spec
+
+
+def not_in_effect(measurement) -> list[str]:
+    """Settings whose read-back differs from what was asked (``name=asked ran as read``)."""
+    asked, read = measurement.extra.get("hdf5_requested", {}), measurement.extra.get("hdf5_in_effect", {})
+    out = [f"{k}={v} ran as {read.get(k)}" for k, v in asked.items() if read.get(k) != v]
+    out += [f"{k}={v} ran as {measurement.hints_in_effect.get(k)}" for k, v in measurement.hints_requested.items()
+            if measurement.hints_in_effect.get(k) != v]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--size", default="16MiB", help="bytes per rank")
+    parser.add_argument("--transfer", default="1MiB")
+    parser.add_argument("--datasets", type=int, nargs="+", default=[1, 16])
+    parser.add_argument("--csv", type=Path, default=Path("data/ground_truth/hdf5_local.csv"))
+    parser.add_argument("--scratch", type=Path, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    size, transfer = parse_size(args.size), parse_size(args.transfer)
+    cells = [(d, v) for d in args.datasets for v in VARIANTS]
+    rng = random.Random(args.seed)
+    times: dict[tuple[int, str], list[float]] = {cell: [] for cell in cells}
+    rows, problems = [], set()
+    load_before = os.getloadavg()
+    scratch = args.scratch or Path(tempfile.mkdtemp(prefix="iotune-hdf5-bench-"))
+    with BuiltinRunner(timeout=300) as runner:
+        for round_ in range(args.repeats):
+            order = cells[:]
+            rng.shuffle(order)
+            for datasets, variant in order:
+                result = runner.run(spec_of(variant, datasets, size, transfer), scratch)
+                if result.status != "COMPLETE":
+                    raise SystemExit(f"{variant} (datasets={datasets}) failed: {result.error}")
+                seconds = result.io_seconds
+                times[(datasets, variant)].append(seconds)
+                changed = not_in_effect(result)
+                if changed:
+                    problems.add(f"datasets={datasets} {variant}: " + ", ".join(changed))
+                rows.append({"datasets": datasets, "variant": variant, "round": round_, "seconds": f"{seconds:.6f}",
+                             "bytes": result.phase("write").bytes,
+                             "alignment_in_effect": result.hints_in_effect.get(setting_key("alignment")),
+                             "collective_in_effect": result.hints_in_effect.get(setting_key("collective"), "false"),
+                             "not_in_effect": "; ".join(changed)})
+    load_after = os.getloadavg()
+    args.csv.parent.mkdir(parents=True, exist_ok=True)
+    with open(args.csv, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"2 ranks x {format_size(size)} in {format_size(transfer)} transfers, write + fsync, {args.repeats} "
+          f"interleaved rounds; load average {load_before[0]:.1f} before, {load_after[0]:.1f} after")
+    for datasets in args.datasets:
+        own = [times[(datasets, v)] for v in VARIANTS]
+        noise = estimate_noise(own)
+        base = times[(datasets, "defaults")]
+        print(f"\ndatasets={datasets}: noise {noise.source}")
+        print(f"{'variant':38} {'mean s':>8} {'x defaults':>10} {'95% interval':>16}  beyond noise")
+        for variant in VARIANTS:
+            mine = times[(datasets, variant)]
+            mean = statistics.geometric_mean(mine)
+            if variant == "defaults":
+                print(f"{variant:38} {mean:8.3f} {'1':>10} {'':>16}")
+                continue
+            ratio = ratio_interval(mine, base, noise, comparisons=len(VARIANTS) - 1)
+            beyond = "slower" if ratio.low > 1 else "faster" if ratio.high < 1 else "no"
+            interval = f"[{ratio.low:.2f}, {ratio.high:.2f}]"
+            print(f"{variant:38} {mean:8.3f} {ratio.value:10.2f} {interval:>16}  {beyond}")
+    for problem in sorted(problems):
+        print(f"not in effect: {problem}")
+    print(f"trials: {args.csv}")
+
+
+if __name__ == "__main__":
+    main()
