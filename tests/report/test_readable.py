@@ -11,9 +11,7 @@ from iotune.report.figures import draw_gain, draw_predicted, draw_strip
 from iotune.report.recommendation import apply_blocks
 from iotune.report.tables import Figure, Table
 from iotune.space import Space
-from iotune.store import Store
 from iotune.stored import StoredStudy
-from tests.report.studies import tuned_study
 
 pytest.importorskip("matplotlib")
 
@@ -91,14 +89,7 @@ def test_lfs_setstripe_is_advised_for_lustre_only(file_systems, lfs):
         assert "ext4" in text
 
 
-@pytest.fixture(scope="module")
-def tuned(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tuned")
-    with Store(root / "tuned.db") as store:
-        yield store, tuned_study(store, root)
-
-
-@pytest.mark.parametrize("which", ["tuned", "search_store"])
+@pytest.mark.parametrize("which", ["tuned_store", "search_store"])
 def test_no_workload_column_shows_a_dash(which, request):
     """A study of one workload (the search study) showed "-" as its workload."""
     store, study = request.getfixturevalue(which)
