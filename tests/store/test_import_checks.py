@@ -15,6 +15,7 @@ from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.space import Space
 from iotune.spec import load_spec
 from iotune.store import Store, exchange
+from iotune.store import import_checks as checks
 from iotune.store.exchange import export, import_file
 
 SPACE = Space.from_text("""\
@@ -212,3 +213,13 @@ def test_a_flat_csv_with_rows_repeated_or_cut_short_is_refused(tmp_path, damage,
         with pytest.raises(StoreError, match=fragment):
             import_file(store, tmp_path / "bad.csv")
         assert store.trials() == []
+
+
+def test_hint_values_keep_their_own_text_when_checked_once():
+    """Hint pairs are checked once per import: 1 and 1.0 are equal keys of a cache, not the same text."""
+    assert checks.hints({"cb_nodes": 1}, "hints") == {"cb_nodes": "1"}
+    assert checks.hints({"cb_nodes": 1.0}, "hints") == {"cb_nodes": "1.0"}
+    with pytest.raises(checks.BadRecord, match="must be text"):
+        checks.hints({"cb_nodes": float("nan")}, "hints")
+    with pytest.raises(checks.BadRecord, match="characters of JSON"):
+        checks.hints({f"key{i}": "x" * 1000 for i in range(2000)}, "hints")
