@@ -104,8 +104,8 @@ def apply_blocks(space, candidate, file_systems: Collection[str] = ()) -> list[t
         blocks.append(("IOR", "\n".join(ior_env(hints))))
         stripe = lfs_setstripe(hints, "OUTPUT_DIR")
         if stripe and (not file_systems or "lustre" in file_systems):
-            blocks.append(("Lustre striping of the output directory" + ("" if file_systems else " (if it is on Lustre)"),
-                           stripe))
+            where = "" if file_systems else " (if it is on Lustre)"
+            blocks.append((f"Lustre striping of the output directory{where}", stripe))
         elif stripe:
             blocks.append(("Striping", f"the study ran on {', '.join(sorted(file_systems))}, not Lustre: its striping "
                            "hints were passed to MPI-IO as measured, and it has no directory striping to set"))
@@ -209,7 +209,8 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
             "95% interval where both were measured at least twice. Left of 1: the default configuration is better.",
             {"label": "workload", "value": "expected gain (x)", "low": "95% low (x)", "high": "95% high (x)",
              "basis": "gain from"}))
-    file_systems = {info["fs_type"] for info in data.platforms.values() if info.get("fs_type") not in (None, "", "unknown")}
+    file_systems = {info["fs_type"] for info in data.platforms.values()
+                    if info.get("fs_type") not in (None, "", "unknown")}
     _detail(section, space, detailed, workload is not None, workload_source, file_systems)
     return section
 
