@@ -89,7 +89,7 @@ def test_lfs_setstripe_is_advised_for_lustre_only(file_systems, lfs):
         assert "ext4" in text
 
 
-@pytest.mark.parametrize("which", ["tuned_store", "search_store"])
+@pytest.mark.parametrize("which", [pytest.param("tuned_store", marks=pytest.mark.slow), "search_store"])
 def test_no_workload_column_shows_a_dash(which, request):
     """A study of one workload (the search study) showed "-" as its workload."""
     store, study = request.getfixturevalue(which)
