@@ -20,17 +20,22 @@ from contextlib import redirect_stdout
 from iotune.cli.app import main
 with redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
-print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.split(".")[0] in %r)}))
+print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.split(".")[0] in %r),
+                  "commands": sorted(m for m in sys.modules if m.startswith("iotune.cli.") and m.endswith("_cmd"))}))
 """ % (HEAVY,)
 
 
-def _loaded(*args, cwd) -> list[str]:
+def _probe(*args, cwd) -> dict:
     done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=cwd,
                           env={"IOTUNE_PLAIN": "1", "PATH": "/usr/bin:/bin"}, timeout=120)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] == 0, done.stderr
-    return sorted({name.split(".")[0] for name in report["loaded"]})
+    return report
+
+
+def _loaded(*args, cwd) -> list[str]:
+    return sorted({name.split(".")[0] for name in _probe(*args, cwd=cwd)["loaded"]})
 
 
 def test_import_iotune_loads_nothing_heavy(tmp_path):
@@ -60,3 +65,17 @@ def stored_study(tmp_path):
 @pytest.mark.parametrize("command", [["results", "--study", "quick"], ["studies"], ["status", "--study", "quick"]])
 def test_reading_commands_load_no_heavy_library(stored_study, command):
     assert _loaded(*command, "--db", str(stored_study / "quick.db"), cwd=stored_study) == []
+
+
+def test_recommend_for_a_measured_workload_loads_no_model_library(stored_study):
+    """A measured workload is answered from its runs (issue 32: `recommend` within 1 s): no scikit-learn, scipy,
+    matplotlib, pandas or pyarrow (numpy is used)."""
+    loaded = _loaded("recommend", "--study", "quick", "--workload", "transfer_size=1MiB", "--db",
+                     str(stored_study / "quick.db"), cwd=stored_study)
+    assert [name for name in loaded if name != "numpy"] == []
+
+
+def test_a_command_imports_its_own_module_only(stored_study):
+    """Typer reads the signature of every registered command on each run: a command run alone registers itself."""
+    report = _probe("results", "--study", "quick", "--db", str(stored_study / "quick.db"), cwd=stored_study)
+    assert report["commands"] == ["iotune.cli.results_cmd"]

@@ -8,6 +8,7 @@ a browser: it is given Debian's binary.
 from __future__ import annotations
 
 import contextlib
+import re
 import tempfile
 from pathlib import Path
 
@@ -58,6 +59,39 @@ DUPLICATE_IDS = """() => {
     return twice;
 }"""
 
+AXES = """() => {
+    const out = [];
+    for (const figure of document.querySelectorAll('figure.plot')) {
+        const svg = figure.querySelector('svg');
+        if (!svg) continue;
+        for (const axis of svg.querySelectorAll('g[id*="matplotlib.axis_"]')) {
+            const labels = Array.from(axis.querySelectorAll('g[id*="tick_"] text'))
+                .filter(text => text.getBoundingClientRect().width > 0)
+                .map(text => text.textContent.trim()).filter(text => text);
+            out.push({figure: figure.dataset.figure, axis: axis.id.split('-').pop(), labels: labels});
+        }
+    }
+    return out;
+}"""
+WORKLOAD_CELLS = """() => {
+    const out = [];
+    for (const table of document.querySelectorAll('table')) {
+        const heads = Array.from(table.querySelectorAll('thead th')).map(th => th.textContent.trim());
+        const column = heads.indexOf('workload');
+        if (column < 0) continue;
+        for (const row of table.querySelectorAll('tbody tr')) {
+            const cell = row.children[column];
+            if (cell) out.push(cell.textContent.trim());
+        }
+    }
+    return out;
+}"""
+SVG_TEXTS = """() => Object.fromEntries(Array.from(document.querySelectorAll('figure.plot')).map(figure =>
+    [figure.dataset.figure, Array.from(figure.querySelectorAll('svg text')).map(text => text.textContent.trim())]))"""
+DEFAULT_LABELS = """() => Array.from(document.querySelectorAll('figure.plot svg text'))
+    .map(text => text.textContent.trim()).filter(text => text.includes('(def'))"""
+NUMBER = re.compile(r"^[-\u2212]?\d[\d.,]*(e[-+]?\d+)?$")
+
 
 @contextlib.contextmanager
 def chromium():
@@ -75,7 +109,8 @@ def chromium():
 
 def inspect(context, path: Path, width: int = 1280) -> dict:
     """Open ``path`` in a window ``width`` pixels wide and report its figures, text that falls outside its figure
-    (clipped), console errors, page errors, requests, broken images and duplicate ids."""
+    (clipped), console errors, page errors, requests, broken images, duplicate ids, each axis's tick labels, the
+    cells of workload columns, figure labels marking the default and the page's text."""
     page = context.new_page()
     page.set_viewport_size({"width": width, "height": 900})
     console, requests = [], []
@@ -86,6 +121,8 @@ def inspect(context, path: Path, width: int = 1280) -> dict:
         page.goto(Path(path).resolve().as_uri(), wait_until="load")
         return {"figures": page.evaluate(FIGURES), "images": page.evaluate(IMAGES),
                 "duplicate_ids": page.evaluate(DUPLICATE_IDS), "clipped": page.evaluate(CLIPPED),
+                "axes": page.evaluate(AXES), "workloads": page.evaluate(WORKLOAD_CELLS),
+                "default_labels": page.evaluate(DEFAULT_LABELS), "svg_texts": page.evaluate(SVG_TEXTS), "text": page.inner_text("body"),
                 "title": page.title(),
                 "errors": [text for kind, text in console if kind in ("error", "pageerror")],
                 "warnings": [text for kind, text in console if kind == "warning"],
@@ -107,6 +144,14 @@ def problems(found: dict, expected_figures: list[str]) -> list[str]:
     out += [f"request outside the file: {url}" for url in found["foreign_requests"]]
     out += [f"image did not load: {src}" for src in found["images"]["broken"]]
     out += [f"text outside its figure (clipped): {text}" for text in found["clipped"][:5]]
+    for axis in found["axes"]:
+        if axis["labels"] and all(NUMBER.match(label) for label in axis["labels"]) and len(axis["labels"]) < 2:
+            out.append(f"figure {axis['figure']}: {axis['axis']} shows {len(axis['labels'])} number(s): "
+                       f"{axis['labels']}")
+    out += [f"a label cuts the default's mark: {label}" for label in found["default_labels"]
+            if not label.endswith("(default)")]
+    if "-" in found["workloads"]:
+        out.append("a workload column shows '-'")
     if found["duplicate_ids"]:
         out.append(f"ids used twice: {found['duplicate_ids'][:5]}")
     return out

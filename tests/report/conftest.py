@@ -3,7 +3,7 @@
 import pytest
 
 from iotune.store import Store
-from tests.report.studies import GROUND_TRUTH, demo_study, ground_truth_study, search_study
+from tests.report.studies import GROUND_TRUTH, demo_study, ground_truth_study, search_study, tuned_study
 
 
 @pytest.fixture(scope="session")
@@ -20,6 +20,14 @@ def search_store(tmp_path_factory):
     root = tmp_path_factory.mktemp("search")
     with Store(root / "search.db") as store:
         yield store, search_study(store, root)
+
+
+@pytest.fixture(scope="session")
+def tuned_store(tmp_path_factory):
+    """(store, study): two workloads measured in full on ext4, a third tuned in 5 single runs."""
+    root = tmp_path_factory.mktemp("tuned")
+    with Store(root / "tuned.db") as store:
+        yield store, tuned_study(store, root)
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,8 @@
 - the demo's: :func:`iotune.demo.run_demo` (screening, collection, model, held-out workload);
 - a search: a spec measured by the genetic sampler with a budget of 12, as
   ``iotune bench spec --sampler genetic --budget 12`` does;
+- a tuned study on ext4: two workloads measured in full, then a third tuned by the budgeted tuner as
+  ``iotune tune`` does (single runs), its space holding Lustre's striping hints;
 - the testbed ground truth: ``data/ground_truth``'s CSV loaded into a store, as ``tests/ground_truth`` does.
 """
 
@@ -96,6 +98,35 @@ def search_study(store, tmp: Path, name: str = "search") -> str:
     spec = CampaignSpec.from_text(SEARCH_SPEC, source="search.yaml")
     campaign = prepare(store, spec, name, SyntheticRunner(seed=3), tmp, platform=PLATFORM)
     campaign.run()
+    return name
+
+
+TUNED_SPEC = textwrap.dedent("""\
+    name: tuned
+    parameters:
+      - {name: transfer_size, type: size, levels: [64KiB, 256KiB, 4MiB], role: workload, layer: application}
+      - {name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio}
+      - {name: cb_buffer_size, type: size, levels: [1MiB, 16MiB], role: system, layer: mpiio}
+      - {name: cb_nodes, type: integer, levels: [1, 2], role: system, layer: mpiio}
+      - {name: striping_factor, type: integer, levels: [1, 4], role: system, layer: mpiio}
+    benchmark: {api: MPIIO, processes: 2, block_size: 4MiB, collective: true, operation: readwrite, fsync: true}
+    campaign: {repeats: 2}
+""")
+
+
+def tuned_study(store, tmp: Path, name: str = "tuned") -> str:
+    """A study of two workloads measured in full (2 repeats) on ext4, then transfer_size=256KiB tuned with a
+    budget of 5 runs; returns its name."""
+    from iotune.study import Objective, Study, Worker
+    from iotune.study.tune import Tuning
+
+    spec = CampaignSpec.from_text(TUNED_SPEC, source="tuned.yaml")
+    measured = [c for c in spec.space.full_factorial() if c["transfer_size"] != 256 * 1024]
+    prepare(store, spec, name, SyntheticRunner(seed=5), tmp, platform=PLATFORM, configurations=measured).run()
+    study = Study.open(store, name)
+    worker = Worker(study, SyntheticRunner(seed=6), tmp, platform=PLATFORM)
+    Tuning(study, worker, {"transfer_size": 256 * 1024}, 5, objective=Objective("time")).run()
+    store.update_settings(name, {"sampler": "tune"})
     return name
 
 

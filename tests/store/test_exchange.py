@@ -247,3 +247,19 @@ def test_export_errors(store, tmp_path):
         export(store, tmp_path / "x.json", study="nope")
     with pytest.raises(OutputError, match="cannot write the export"):
         export(store, tmp_path / "no" / "dir" / "x.json")
+
+
+def test_flat_export_of_a_space_of_many_levels_imports_back(open_store, tmp_path):
+    """The study's space YAML of a 20,000-level range is a cell of about 200 KB: more than the csv module's
+    default field limit (128 KiB), less than the 4 MiB a space may have (100,000 levels are about 1 MB)."""
+    store, target = open_store(), open_store()
+    space = Space.from_text(SPACE_TEXT.replace("levels: [1, 2, 4]", "range: [1, 20000]"))
+    record = store.create_study("wide", space.to_yaml(), space.hash, {"runner": "builtin"}, "a test")
+    made = space.configuration({"cb_nodes": 19_999, "collective": True, "striping_unit": 1 << 20})
+    trial = store.start_trial(record.id, made.to_dict(), made.key, made.workload_key, 0, None,
+                              BenchmarkSpec(processes=2).to_dict())
+    store.finish_trial(trial, complete())
+    export(store, tmp_path / "wide.csv", "csv")
+    assert len(space.to_yaml()) > 128 << 10
+    assert import_file(target, tmp_path / "wide.csv").trials_added == 1
+    assert target.get_study("wide").space_hash == space.hash

@@ -15,6 +15,7 @@ from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 from iotune.space import Space
 from iotune.spec import load_spec
 from iotune.store import Store, exchange
+from iotune.store import import_checks as checks
 from iotune.store.exchange import export, import_file
 
 SPACE = Space.from_text("""\
@@ -242,3 +243,13 @@ def test_hint_values_a_spec_refuses_are_refused_on_import(tmp_path, where):
         assert "\n" not in str(refused.value)
         assert ("'enable;cb_nodes=99'" if where == "space" else "'2;striping_factor=99'") in str(refused.value)
         assert target.list_studies() == []
+
+
+def test_hint_values_keep_their_own_text_when_checked_once():
+    """Hint pairs are checked once per import: 1 and 1.0 are equal keys of a cache, not the same text."""
+    assert checks.hints({"cb_nodes": 1}, "hints") == {"cb_nodes": "1"}
+    assert checks.hints({"cb_nodes": 1.0}, "hints") == {"cb_nodes": "1.0"}
+    with pytest.raises(checks.BadRecord, match="must be text"):
+        checks.hints({"cb_nodes": float("nan")}, "hints")
+    with pytest.raises(checks.BadRecord, match="characters of JSON"):
+        checks.hints({f"key{i}": "x" * 1000 for i in range(2000)}, "hints")

@@ -16,27 +16,7 @@ except ImportError:  # pragma: no cover - older typer over the click package
     from click import exceptions as click_errors  # type: ignore[no-redef]  # the same module, where older typer has it
 
 from iotune import __version__
-from iotune.cli import (
-    bench_cmd,
-    demo_cmd,
-    learn_cmd,
-    model_cmd,
-    profile_cmd,
-    recommend_cmd,
-    report_cmd,
-    results_cmd,
-    run_cmd,
-    screen_cmd,
-    signals,
-    space_cmd,
-    status_cmd,
-    store_cmd,
-    study_cmd,
-    testbed_cmd,
-    tune_cmd,
-    variability_cmd,
-    worker_cmd,
-)
+from iotune.cli import signals
 from iotune.errors import IotuneError
 
 
@@ -51,44 +31,74 @@ def _flags_without_type(display_type_rich):
 typer.core.TyperOption.display_type_rich = _flags_without_type(  # type: ignore[method-assign]
     typer.core.TyperOption.display_type_rich)
 
-app = typer.Typer(
-    name="iotune",
-    help="Auto-tuner for the I/O of parallel applications: measure, learn, recommend, apply.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
+_EXTRA_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
+# (name, module of iotune.cli, attribute, the command's context settings or None for a group), in --help order
+COMMANDS: tuple[tuple[str, str, str, dict | None], ...] = (
+    ("space", "space_cmd", "app", None),
+    ("bench", "bench_cmd", "bench", {}),
+    ("worker", "worker_cmd", "worker", {}),
+    ("status", "status_cmd", "status", {}),
+    ("screen", "screen_cmd", "screen", {}),
+    ("demo", "demo_cmd", "demo", {}),
+    ("results", "results_cmd", "results", {}),
+    ("studies", "store_cmd", "studies", {}),
+    ("study", "study_cmd", "app", None),
+    ("export", "store_cmd", "export", {}),
+    ("import", "store_cmd", "import_", {}),
+    ("import-ior", "store_cmd", "import_ior", {}),
+    ("train", "learn_cmd", "train", {}),
+    ("evaluate", "learn_cmd", "evaluate", {}),
+    ("explain", "learn_cmd", "explain", {}),
+    ("recommend", "recommend_cmd", "recommend", {}),
+    ("tune", "tune_cmd", "tune", _EXTRA_ARGS),
+    ("variability", "variability_cmd", "app", None),
+    ("model", "model_cmd", "app", None),
+    ("simulate", "model_cmd", "simulate_app", None),
+    ("profile", "profile_cmd", "profile", {}),
+    ("run", "run_cmd", "run", _EXTRA_ARGS),
+    ("testbed", "testbed_cmd", "app", None),
+    ("report", "report_cmd", "report", {}),
 )
-app.add_typer(space_cmd.app, name="space")
-app.command("bench")(bench_cmd.bench)
-app.command("worker")(worker_cmd.worker)
-app.command("status")(status_cmd.status)
-app.command("screen")(screen_cmd.screen)
-app.command("demo")(demo_cmd.demo)
-app.command("results")(results_cmd.results)
-app.command("studies")(store_cmd.studies)
-app.add_typer(study_cmd.app, name="study")
-app.command("export")(store_cmd.export)
-app.command("import")(store_cmd.import_)
-app.command("import-ior")(store_cmd.import_ior)
-app.command("train")(learn_cmd.train)
-app.command("evaluate")(learn_cmd.evaluate)
-app.command("explain")(learn_cmd.explain)
-app.command("recommend")(recommend_cmd.recommend)
-app.command("tune", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(tune_cmd.tune)
-app.add_typer(variability_cmd.app, name="variability")
-app.add_typer(model_cmd.app, name="model")
-app.add_typer(model_cmd.simulate_app, name="simulate")
-app.command("profile")(profile_cmd.profile)
-app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run_cmd.run)
-app.add_typer(testbed_cmd.app, name="testbed")
-app.command("report")(report_cmd.report)
+"""Every command, imported when the application is built: a command run alone imports its own module only (typer
+reads every registered command's signature on each run, and importing them all was a third of `iotune results`)."""
 
 
-@app.callback(invoke_without_command=True)
 def _root(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
     if version:
         print(__version__)
         raise typer.Exit()
+
+
+def build(only: str | None = None) -> typer.Typer:
+    """The command line application: every command, or the command (or group) named ``only`` alone."""
+    application = typer.Typer(
+        name="iotune",
+        help="Auto-tuner for the I/O of parallel applications: measure, learn, recommend, apply.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+    )
+    for name, module, attribute, settings in COMMANDS:
+        if only is None or name == only:
+            # an import statement's machinery, not importlib.import_module: it raises the "import" audit event
+            target = getattr(__import__(f"iotune.cli.{module}", fromlist=[attribute]), attribute)
+            if settings is None:
+                application.add_typer(target, name=name)
+            else:
+                application.command(name, context_settings=settings or None)(target)
+    application.callback(invoke_without_command=True)(_root)
+    return application
+
+
+def __getattr__(name: str):
+    if name == "app":  # every command, for what lists them (docs, tests)
+        return build()
+    raise AttributeError(name)
+
+
+def _command_in(args: list[str]) -> str | None:
+    """The command ``args`` name when it is one of COMMANDS (given before any option), else None."""
+    return args[0] if args and args[0] in {name for name, *_ in COMMANDS} else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with signals.interrupts():
             # not standalone: a usage error comes here as an exception, to be said in one line like the others
-            returned = app(args=args, prog_name="iotune", standalone_mode=False)
+            returned = build(_command_in(args[:ours]))(args=args, prog_name="iotune", standalone_mode=False)
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
         return _status(code)

@@ -28,6 +28,7 @@ BLUE, ORANGE, GREY, RED, PALE = "#3b6ea5", "#e07b24", "#8c8c8c", "#c0392b", "#b9
 RASTER_POINTS = 1000
 """Scatter plots with more points than this embed their markers as an image inside the SVG (size)."""
 LABEL_CHARS = 80
+DEFAULT_MARK = " (default)"
 STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "text.parse_math": False,  # labels come from data: "$\\frac{a$" is a level, not a formula
@@ -69,15 +70,25 @@ def _widest(texts: list[str], bold: Set[int] = frozenset(), slack: float = 1.08)
 
 
 def _log(ax, which: str = "xy") -> None:
-    """Log scale on the axes ``which`` names, ticks written as plain numbers (0.2, 1, 50) instead of 2x10^-1."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    """Log scale on the axes ``which`` names, ticks written as plain numbers (0.2, 1, 50) instead of 2x10^-1; an
+    axis spanning less than two decades numbers its minor ticks too, else it would show one number or none."""
+    from matplotlib.ticker import FuncFormatter
 
-    plain = FuncFormatter(lambda value, _: f"{value:g}")
     for name in which:
         axis = ax.xaxis if name == "x" else ax.yaxis
         (ax.set_xscale if name == "x" else ax.set_yscale)("log")
-        axis.set_major_formatter(plain)
-        axis.set_minor_formatter(NullFormatter())
+        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axis.set_minor_formatter(FuncFormatter(lambda value, _, axis=axis: _minor_label(axis, value)))
+
+
+def _minor_label(axis, value: float) -> str:
+    """A log axis's minor tick label: all of them within half a decade, 2 and 5 within two, none beyond."""
+    low, high = sorted(axis.get_view_interval())
+    decades = math.log10(high / low) if low > 0 else math.inf
+    leading = round(value / 10 ** math.floor(math.log10(value) + 1e-9)) if value > 0 else 0
+    if decades <= 0.5 or (decades <= 2 and leading in (2, 5)):
+        return f"{value:g}"
+    return ""
 
 
 def _log_if_wide(ax, which: str, values) -> None:
@@ -97,12 +108,13 @@ def draw_strip(figure: Figure):
     header_rows: list[int] = []
     rows_of: list = []  # a group header row has None
     for workload, configs in groups.items():
-        if len(groups) > 1 or workload != "-":
+        if len(groups) > 1:
             header_rows.append(len(labels))
             labels.append(workload)
             rows_of.append(None)
         for label, rows in configs.items():
-            labels.append(f"{label} (default)" if rows[0][o["default"]] else label)
+            labels.append(f"{_short(label, LABEL_CHARS - len(DEFAULT_MARK))}{DEFAULT_MARK}" if rows[0][o["default"]]
+                          else label)
             rows_of.append(rows)
     # Hundreds of tick labels: a fixed layout instead of the constrained one, which measures every label again
     # and again; the left margin fits the widest label, measured once.
@@ -313,13 +325,14 @@ def draw_gain(figure: Figure):
     rows = t.records()
     fig = _new(9.0, 0.32 * len(rows) + 1.3)
     ax = fig.add_subplot()
+    kinds = set()
     for y, row in enumerate(rows):
-        measured = row[o["basis"]] == "measured"
-        colour = BLUE if measured else ORANGE
+        kind = _gain_kind(row[o["basis"]], row[o["low"]] is not None)
+        kinds.add(kind)
+        colour, marker = GAIN_KINDS[kind][:2]
         if row[o["low"]] is not None:
             ax.plot([row[o["low"]], row[o["high"]]], [y, y], color=colour, linewidth=2, alpha=0.6)
-        ax.scatter([row[o["value"]]], [y], color=colour, s=28, zorder=3,
-                   marker="o" if measured else "D")
+        ax.scatter([row[o["value"]]], [y], color=colour, s=28, zorder=3, marker=marker)
     ax.axvline(1.0, color="#333333", linewidth=0.8)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([_short(r[o["label"]], 60) for r in rows])
@@ -330,10 +343,23 @@ def draw_gain(figure: Figure):
     ax.grid(axis="y", visible=False)
     from matplotlib.lines import Line2D
 
-    fig.legend(handles=[Line2D([], [], marker="o", color=BLUE, linestyle="-", label="measured (bootstrap interval)"),
-                        Line2D([], [], marker="D", color=ORANGE, linestyle="-", label="predicted (no interval)")],
-               frameon=False, loc="outside lower center", ncols=2, fontsize=7.5)
+    shown = [kind for kind in GAIN_KINDS if kind in kinds]
+    fig.legend(handles=[Line2D([], [], marker=GAIN_KINDS[k][1], color=GAIN_KINDS[k][0],
+                               linestyle="-" if k == "interval" else "none", label=GAIN_KINDS[k][2]) for k in shown],
+               frameon=False, loc="outside lower center", ncols=len(shown), fontsize=7.5)
     return fig
+
+
+GAIN_KINDS = {"interval": (BLUE, "o", "measured (95% interval)"),
+              "measured": (BLUE, "o", "measured, too few runs for an interval"),
+              "predicted": (ORANGE, "D", "predicted (no interval)")}
+"""How a gain is drawn by where it comes from: colour, marker, legend entry."""
+
+
+def _gain_kind(basis: str, interval: bool) -> str:
+    if interval:
+        return "interval"
+    return "measured" if basis.startswith("measured") else "predicted"
 
 
 def draw_bars(figure: Figure):

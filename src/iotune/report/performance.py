@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 
 from iotune.records import io_seconds
-from iotune.report.tables import Figure, Section, Table, short_label, system_label, varying
+from iotune.report.tables import Figure, Section, Table, system_label, workload_label, workload_names
 from iotune.units import MIB
 
 MAX_CONFIGURATIONS = 20
@@ -20,9 +20,9 @@ COLUMNS = ("workload", "configuration", "default configuration", "repeat", "I/O 
 def _groups(data) -> dict[str, dict[str, list]]:
     """Measured trials by workload label (the workload parameters that vary), then by system-configuration label."""
     out: dict[str, dict[str, list]] = {}
-    names = varying(data.space, (t.config for t in data.measured), "workload")
+    names = workload_names(data.space, (t.config for t in data.measured))
     for trial in data.measured:
-        workload = short_label(data.space, trial.config, names)
+        workload = workload_label(data.space, trial.config, names)
         out.setdefault(workload, {}).setdefault(system_label(data.space, trial.config), []).append(trial)
     return dict(sorted(out.items()))
 

@@ -13,10 +13,11 @@ prior while they are few).  A predicted gain has no interval.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from types import SimpleNamespace
 
 from iotune.errors import IotuneError
-from iotune.report.tables import Figure, Section, Table, label_of, short_label, system_label, varying
+from iotune.report.tables import Figure, Section, Table, label_of, system_label, workload_label, workload_names
 
 MAX_WORKLOADS = 24
 TOP = 3
@@ -67,8 +68,13 @@ def workloads_to_show(data, given: dict | None) -> tuple[list[dict], list[str]]:
     return ordered[:MAX_WORKLOADS], notes
 
 
-def apply_blocks(space, candidate) -> list[tuple[str, str]]:
-    """How to apply a candidate: each form of its hints, its environment, and storage to build."""
+def apply_blocks(space, candidate, file_systems: Collection[str] = ()) -> list[tuple[str, str]]:
+    """How to apply a candidate: each form of its hints, its environment, and storage to build.
+
+    ``file_systems`` are those the study ran on (``fs_type`` of its platforms; none when unknown): the ``lfs
+    setstripe`` of the striping hints is given for Lustre, or when the file system is unknown, and not for a
+    study that ran elsewhere only (ext4 has no stripes to set).
+    """
     from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 
     hints, blocks = candidate.hints, []
@@ -77,8 +83,12 @@ def apply_blocks(space, candidate) -> list[tuple[str, str]]:
         blocks.append(("Cray MPICH", f"export MPICH_MPIIO_HINTS='{mpich_mpiio_hints(hints)}'"))
         blocks.append(("IOR", "\n".join(ior_env(hints))))
         stripe = lfs_setstripe(hints, "OUTPUT_DIR")
-        if stripe:
-            blocks.append(("Lustre striping of the output directory", stripe))
+        if stripe and (not file_systems or "lustre" in file_systems):
+            where = "" if file_systems else " (if it is on Lustre)"
+            blocks.append((f"Lustre striping of the output directory{where}", stripe))
+        elif stripe:
+            blocks.append(("Striping", f"the study ran on {', '.join(sorted(file_systems))}, not Lustre: its striping "
+                           "hints were passed to MPI-IO as measured, and it has no directory striping to set"))
     if candidate.env:
         blocks.append(("Environment", "\n".join(f"export {k}={v}" for k, v in candidate.env.items())))
     storage = [p for p in space.system_parameters if p.layer in ("device", "filesystem")
@@ -111,7 +121,8 @@ def _gain(decision) -> tuple[float | None, float | None, float | None, str]:
     if interval is not None:
         return interval.value, interval.low, interval.high, "measured, confirmed by a race" if decision.confirmed \
             else "measured"
-    return decision.gain, None, None, "default not measured"
+    return decision.gain, None, None, "measured, too few runs for an interval" if decision.gain else \
+        "default not measured"
 
 
 def _label(space, decision) -> str:
@@ -141,7 +152,7 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
     if notes:
         section.paragraphs.append("Notes: " + "; ".join(notes) + ".")
     space = data.space
-    names = varying(space, workloads, "workload") if len(workloads) > 1 else [p.name for p in space.workload_parameters]
+    names = workload_names(space, workloads)
     rows, failures, detailed = [], [], None
     for values in workloads:
         try:
@@ -150,7 +161,7 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
             failures.append(f"{label_of(space, values)}: {error}")
             continue
         gain, low, high, basis = _gain(decision)
-        rows.append((short_label(space, values, names), _label(space, decision), decision.best_time,
+        rows.append((workload_label(space, values, names), _label(space, decision), decision.best_time,
                      decision.default_time, gain, low, high, basis, _how_sure(decision), len(decision.tied)))
         if detailed is None or len(decision.ranked) > len(detailed.ranked) or (detailed.best is None and decision.best):
             detailed = decision
@@ -175,11 +186,14 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
             "95% interval where both were measured at least twice. Left of 1: the default configuration is better.",
             {"label": "workload", "value": "expected gain (x)", "low": "95% low (x)", "high": "95% high (x)",
              "basis": "gain from"}))
-    _detail(section, space, detailed, workload is not None, workload_source)
+    file_systems = {info["fs_type"] for info in data.platforms.values()
+                    if info.get("fs_type") not in (None, "", "unknown")}
+    _detail(section, space, detailed, workload is not None, workload_source, file_systems)
     return section
 
 
-def _detail(section: Section, space, decision, given: bool, source: str | None) -> None:
+def _detail(section: Section, space, decision, given: bool, source: str | None,
+            file_systems: Collection[str] = ()) -> None:
     """The chosen workload's ranked configurations, how sure the answer is, and how to apply it."""
     from iotune.spec.mapping import env_of
 
@@ -208,4 +222,4 @@ def _detail(section: Section, space, decision, given: bool, source: str | None) 
                            + (", with the hints as they took effect:" if decision.not_in_effect else ":"))
     configuration = {k: v for k, v in decision.best.items()}
     section.blocks += apply_blocks(space, SimpleNamespace(hints=decision.apply_hints, configuration=configuration,
-                                                          env=env_of(space, configuration)))
+                                                          env=env_of(space, configuration)), file_systems)

@@ -121,6 +121,24 @@ def short_label(space, config: dict, names) -> str:
     return " ".join(f"{n}={space.parameter(n).format(config[n])}" for n in names if config.get(n) is not None) or "-"
 
 
+ONE_WORKLOAD = "(the one workload)"
+"""The workload of a space without workload parameters."""
+
+
+def workload_names(space, workloads) -> list[str]:
+    """The workload parameters a label of one of ``workloads`` (configurations) shows: those that vary, all of
+    them when there is one workload."""
+    workloads = list(workloads)
+    names = varying(space, workloads, "workload")
+    return names if names else [p.name for p in space.workload_parameters]
+
+
+def workload_label(space, config: dict, names) -> str:
+    """The workload of ``config`` as ``name=value`` pairs of ``names`` (:func:`workload_names`), never "-"."""
+    label = short_label(space, config, names)
+    return ONE_WORKLOAD if label == "-" else label
+
+
 def fmt_number(value: float | None, digits: int = 3) -> str:
     """A number with ``digits`` significant digits ("-" for None or NaN)."""
     if _missing(value):

@@ -75,6 +75,7 @@ class Parameter:
     # before a spec declared it still resumes with that spec
     scale: str | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
+    _members: frozenset = field(init=False, repr=False, compare=False, default=frozenset())
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier() or keyword.iskeyword(self.name):
@@ -104,6 +105,7 @@ class Parameter:
             seen.add(value)
             levels.append(value)
         object.__setattr__(self, "levels", tuple(levels))
+        object.__setattr__(self, "_members", frozenset(levels))  # normalise: a tuple's `in` scans 100,000 levels
         if self.default is None:
             default = levels[0]
         else:
@@ -176,7 +178,7 @@ class Parameter:
             raise SpaceError(
                 f"parameter {self.name!r}: value {value!r} {exc}; {self._levels_text()}"
             ) from None
-        if level in self.levels:
+        if level in self._members:
             return level
         raise SpaceError(f"parameter {self.name!r}: value {value!r} is not a level ({self._levels_text()})")
 

@@ -33,6 +33,8 @@ from iotune.store import queries
 _INT_COLUMNS = {"repeat", "bytes", "ops", "verify_errors"}
 _FLOAT_COLUMNS = {"seconds", "bandwidth_mib", "open_seconds", "transfer_seconds", "close_seconds"}
 _NUMBER = re.compile(r"^-?\d+$")
+MAX_CELL = 4 << 20
+"""Longest cell read, in characters: a study's space or spec YAML (a range of 100,000 levels is about 1 MiB)."""
 
 
 def write_rows(stream: IO[bytes], fmt: str, rows: list[dict]) -> None:
@@ -97,6 +99,7 @@ def read_csv(handle: IO[str], path: Path) -> tuple[list[str], Iterator[dict]]:
 
     The header is checked before any row is read, so a file that is not an export is refused at once.
     """
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_CELL))
     try:
         reader = csv.reader(handle)
         columns = next(reader, None)

@@ -24,6 +24,7 @@ What a field must be:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -34,6 +35,7 @@ from typing import Any, Literal, overload
 from iotune.errors import SpaceError
 from iotune.records import BenchmarkSpec, PhaseResult
 from iotune.space import Space
+from iotune.space.configuration import digest
 from iotune.spec.environment import check_name, check_value
 from iotune.spec.mapping import check_hint_value, hint_key, hint_value
 from iotune.store.records import parse_space
@@ -144,20 +146,38 @@ def document(value: Any, what: str, *, optional: bool = True) -> Any:
 
 
 def hints(value: Any, what: str, runnable: bool = False) -> dict[str, str]:
-    """MPI-IO hints: text keys, text values (numbers are kept as text, as MPI_Info holds them); ``runnable``
-    (hints a run would set): each value one a spec takes (:func:`iotune.spec.mapping.check_hint_value`)."""
-    value = document(value, what) or {}
-    out = {}
-    for key, item in value.items():
-        key = name(key, f"{what} key", limit=255)
-        if isinstance(item, bool) or not isinstance(item, (str, int, float)):
-            raise BadRecord(f"{what} {key} must be text, got {_show(item)}")
-        out[key] = text(str(item), f"{what} {key}", limit=1024, optional=False, line=True)
-        if runnable:
-            _runnable_hint(key, out[key], what)
+    """MPI-IO hints: text keys, text values (numbers are kept as text, as MPI_Info holds them), at most
+    :data:`MAX_JSON` characters of JSON; ``runnable`` (hints a run would set): each value one a spec takes
+    (:func:`iotune.spec.mapping.check_hint_value`)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise BadRecord(f"{what} must be an object, got {_show(value)}")
+    out = dict(_hint(key, item, what) if _plain(item) else _hint.__wrapped__(key, item, what)
+               for key, item in value.items())
+    if sum(len(k) + len(v) + 6 for k, v in out.items()) > MAX_JSON // 2:  # near the bound: measure it
+        size = len(json.dumps(out))
+        if size > MAX_JSON:
+            raise BadRecord(f"{what} is {size} characters of JSON, more than {MAX_JSON}")
+    if runnable:
+        for key, item in out.items():
+            _runnable_hint(key, item, what)
     return out
 
 
+def _plain(item: Any) -> bool:
+    return isinstance(item, (str, int, float)) and not isinstance(item, bool)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)  # a study's hints take few values: each is checked once
+def _hint(key: Any, item: Any, what: str) -> tuple[str, str]:
+    key = name(key, f"{what} key", limit=255)
+    if not _plain(item) or (isinstance(item, float) and not math.isfinite(item)):
+        raise BadRecord(f"{what} {key} must be text, got {_show(item)}")
+    return key, text(str(item), f"{what} {key}", limit=1024, optional=False, line=True)
+
+
+@functools.lru_cache(maxsize=4096)
 def _runnable_hint(key: str, value: str, what: str) -> None:
     try:
         check_hint_value(key, value)
@@ -254,9 +274,15 @@ def configuration(config: Any, config_key: Any, workload_key: Any, space: Space 
     if made.key != key:
         raise BadRecord(f"config_key {key} is not the key of its configuration ({made.key}): the configuration or "
                         "its key was changed")
-    if workload and made.workload_key != workload:
-        raise BadRecord(f"workload_key {workload} is not the key of its configuration's workload ({made.workload_key})")
-    return made.to_dict(), made.key, made.workload_key
+    own = _workload_key(tuple(made.workload().items()))
+    if workload and own != workload:
+        raise BadRecord(f"workload_key {workload} is not the key of its configuration's workload ({own})")
+    return made.to_dict(), made.key, own
+
+
+@functools.lru_cache(maxsize=4096)  # a study has few workloads and many configurations of each
+def _workload_key(items: tuple) -> str:
+    return digest(dict(items))
 
 
 def study_space(study: Mapping, where: str) -> Space | None:
