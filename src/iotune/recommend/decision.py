@@ -328,8 +328,9 @@ def effective_hints(space, trials, configuration) -> tuple[dict[str, str], dict[
     key = space.configuration(config).key
     names = [p.name for p in space.system_parameters]
     read = [t for t in trials if t.state == "COMPLETE" and getattr(t, "hints_in_effect", None)]
-    read_back: dict[str, str] = next((t.hints_in_effect for t in read if t.config_key == key), None) or next(
-        (t.hints_in_effect for t in read if all(t.config.get(n) == config.get(n) for n in names)), {})
+    same_system = [t for t in read if all(t.config.get(n) == config.get(n) for n in names)]
+    read_back: dict[str, str] = next((t.hints_in_effect for t in read if t.config_key == key),
+                                     same_system[0].hints_in_effect if same_system else {})
     changed, _ = in_effect(space, config, read_back)
     return apply_hints(space, config, changed), changed
 

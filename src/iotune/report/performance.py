@@ -72,16 +72,16 @@ def best_table(data) -> Table:
     hints as they took effect) and the default configuration, as ``iotune results`` states them."""
     from iotune.recommend.decision import decide_all
 
-    names = varying(data.space, (t.config for t in data.measured), "workload")
+    names = workload_names(data.space, (t.config for t in data.measured))
     rows = []
     for decision in sorted(decide_all(data.space, data.measured),
-                           key=lambda d: short_label(data.space, d.workload, names)):
+                           key=lambda d: workload_label(data.space, d.workload, names)):
         best = decision.ranked[0]
         label = system_label(data.space, best.config) + "".join(
             f" ({k} ran as {r})" for k, (_, r) in decision.not_in_effect.items())
         sd_best = statistics.stdev(best.times) if best.n > 1 else None
         interval = decision.gain_interval
-        rows.append((short_label(data.space, decision.workload, names), len(decision.ranked), label,
+        rows.append((workload_label(data.space, decision.workload, names), len(decision.ranked), label,
                      decision.best_time, sd_best, best.n, decision.default_time, decision.gain,
                      None if interval is None else interval.low, None if interval is None else interval.high))
     return Table(("workload", "configurations measured", "fastest configuration", "its mean I/O time (s)",
