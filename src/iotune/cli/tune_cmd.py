@@ -29,7 +29,6 @@ from iotune.cli.options import (
 )
 from iotune.cli.terminal import Terminal, check_format
 from iotune.errors import IotuneError
-from iotune.study.tune import extended_study_name, with_workload_levels
 
 
 def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benchmark to tune (omit it to tune a "
@@ -116,6 +115,8 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
         from iotune.cli.slurm_executor import shared_store_url
 
         db = shared_store_url(db)
+    from iotune.study.tune import extended_study_name, with_workload_levels
+
     if spec is not None:  # (so no command) checked before a store is opened: an impossible tuning leaves nothing
         from iotune.spec import load_spec
 
