@@ -23,7 +23,7 @@ def replay_tune(url, tmp_path, slurm, *extra, budget="9", wait=True, scale="1"):
     return iotune("tune", GROUND_TRUTH / "testbed_ground_truth.yaml", "--study", "t", "--db", url, "--budget", budget,
                   "--workload", WORKLOAD, "--runner", f"replay:{GROUND_TRUTH / 'testbed_ground_truth.csv'}",
                   "--replay-scale", scale, "--scratch", tmp_path / "scratch", "--executor", "slurm", "--workers", "3",
-                  "--format", "json", *extra, slurm=slurm, cwd=tmp_path, wait=wait)
+                  "--format", "json", "--no-race", *extra, slurm=slurm, cwd=tmp_path, wait=wait)
 
 
 def most_at_once(found) -> int:
@@ -89,7 +89,7 @@ def test_three_workers_tune_as_well_as_one_within_the_same_runs_in_less_time(slu
         done = iotune("tune", GROUND_TRUTH / "testbed_ground_truth.yaml", "--study", study, "--db", url, "--budget",
                       "9", "--workload", WORKLOAD, "--runner", f"replay:{GROUND_TRUTH / 'testbed_ground_truth.csv'}",
                       "--replay-scale", "2", "--executor", "slurm", "--workers", str(workers), "--format", "json",
-                      slurm=slurm, cwd=tmp_path)
+                      "--no-race", slurm=slurm, cwd=tmp_path)
         assert done.returncode == 0, done.stderr[-2000:]
         found = trials(url, study)
         span = (max(datetime.fromisoformat(t.finished_at) for t in found)

@@ -135,3 +135,13 @@ def test_a_tuning_is_refused_while_a_live_controller_holds_the_study(tmp_path):
         with pytest.raises(StudyError, match="is being run by elsewhere"):
             parallel_tuner(store, 5, 2, FakeWorkers(store, "landscape", 2)).run()
         assert target_trials(store) == []
+
+
+def test_a_race_with_three_runs_in_flight_never_overspends_nor_runs_a_run_twice(tmp_path):
+    with measured_store(tmp_path) as store:
+        queue = FakeWorkers(store, "landscape", 3)
+        result = parallel_tuner(store, 12, 3, queue, race=True).run()
+        found = target_trials(store)
+    assert len(found) <= 12 and {t.state for t in found} == {"COMPLETE"}
+    assert len({(t.config_key, t.repeat) for t in found}) == len(found)
+    assert result.race_runs > 0
