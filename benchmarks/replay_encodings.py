@@ -1,7 +1,8 @@
 """The same table under other reasonable encodings of the same features (issue 31).
 
-A table name ``scout~ordinal`` is scout read with every categorical feature as the index of its level (levels
-sorted); ``~linear`` reads every log2 feature (sizes, counts) as the plain number; ``~derived`` toggles the
+A table name ``scout~ordinal`` is scout read with every categorical configuration feature as the index of its
+level (levels sorted; a workload's categories stay one-hot: an index of an application is, to any model, a
+number, and the engine reads it as one); ``~linear`` reads every log2 feature (sizes, counts) as the plain number; ``~derived`` toggles the
 derived configuration features where a table has them (scout: total vCPUs and RAM out, the cluster's hourly
 price in; cherrypick: total vCPUs, total RAM and the cluster's hourly price in).  Variants join with ``+``
 (``scout~ordinal+linear``).  A tuner that is not fitted to its encoding gives the same cells under each.
@@ -52,8 +53,7 @@ def table_spec(name: str) -> TableSpec:
         spec = replace(spec, configuration=tuple(f for f in spec.configuration if f.column not in drop) + add)
     if "ordinal" in variants:
         measured = load_table(spec)
-        spec = replace(spec, workload=_ordinal(spec.workload, measured.workload_points),
-                       configuration=_ordinal(spec.configuration, measured.configuration_points))
+        spec = replace(spec, configuration=_ordinal(spec.configuration, measured.configuration_points))
     if "linear" in variants:
         spec = replace(spec, workload=_linear(spec.workload), configuration=_linear(spec.configuration))
     return replace(spec, name=name)

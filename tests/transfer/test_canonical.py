@@ -69,12 +69,17 @@ def test_levels_are_ordered_by_their_effect_in_the_prior():
 
 
 def test_one_hot_groups_and_constants():
-    rows = np.array([[1, 0, 0, 5.0, 7.0], [0, 1, 0, 6.0, 7.0], [0, 0, 1, 5.0, 7.0]])
-    assert feature_groups(rows) == [[0, 1, 2], [3], [4]]
+    rows = np.array([[1, 0, 0, 5.0, 7.0, 1.0], [0, 1, 0, 6.0, 7.0, 2.0], [0, 0, 1, 5.0, 7.0, 4.0]])
+    assert feature_groups(rows) == [[0, 1, 2], [3], [4], [5]]
     canonical = Canonical(rows)
-    assert canonical.transform(rows).shape == (3, 2)  # the constant column is gone
-    # a workload differing in the 3-level category counts 2, in the binary number 1
-    assert canonical.hamming(rows, rows[0]) ** 2 == pytest.approx([0.0, 3.0, 2.0])
+    assert canonical.transform(rows).shape == (3, 3)  # the constant column is gone
+    # a workload differing in the 3-level category counts 2, in the binary number 1, in the 3-level number
+    # its rank difference squared
+    assert canonical.distance(rows, rows[0]) ** 2 == pytest.approx([0.0, 3.25, 3.0])
+    # log2 of the last column instead: the same distances
+    logged = rows.copy()
+    logged[:, 5] = np.log2(logged[:, 5])
+    assert Canonical(logged).distance(logged, logged[0]) == pytest.approx(canonical.distance(rows, rows[0]))
 
 
 def test_a_row_never_seen_is_one_clear_error():

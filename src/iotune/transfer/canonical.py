@@ -18,8 +18,9 @@ encoding of the same configurations to the same rows, learning the only scale it
    Levels without a successful prior run come last, in their given order; without any prior the given order
    (a category's column order, a number's value) is kept.
 
-What is lost: a feature's spacing (ranks are even) and an order the prior contradicts.  ``hamming`` compares
+What is lost: a feature's spacing (ranks are even) and an order the prior contradicts.  ``distance`` compares
 workload rows feature by feature (their levels have no effect to order by: a new application is a new level).
+It cannot tell a category given as an index from a number: a workload category read as an index is a number.
 """
 
 from __future__ import annotations
@@ -106,17 +107,24 @@ class Canonical:
                                     f"{error.args[0]}") from None
         return np.hstack(blocks) if blocks else np.zeros((len(rows), 0))
 
-    def hamming(self, rows, row) -> np.ndarray:
-        """Distance of each of ``rows`` to ``row`` counting the features on which they differ: 2 for a feature
-        of more than two levels, 1 for a binary one (what a change of category adds to a squared distance over
-        one-hot columns, and a change of a binary column; the same whatever the encoding), square-rooted."""
+    def distance(self, rows, row) -> np.ndarray:
+        """Distance of each of ``rows`` to ``row`` feature by feature, for workload rows (whose levels have no
+        effect to order by): a category (a one-hot group, or a binary column) adds 2 when it differs and has
+        more than two levels, 1 when binary (what a change adds to a squared distance over one-hot columns, and
+        a binary column); a number of more than two levels adds its rank difference squared (ranks of its
+        distinct values over [0, 1]: the same for log2 or plain), as a scaled number did; square-rooted."""
         rows = np.asarray(rows, dtype=float)
         row = np.asarray(row, dtype=float).reshape(1, -1)
         total = np.zeros(len(rows))
         for group, position in zip(self.groups_, self.positions_, strict=True):
-            level = _levels(row, group)[0]
-            weight = 2.0 if len(position) > 2 else 1.0
-            total += weight * np.array([other != level for other in _levels(rows, group)], dtype=float)
+            here = _levels(row, group)[0]
+            there = _levels(rows, group)
+            if len(group) > 1 or len(position) <= 2:
+                weight = 2.0 if len(position) > 2 else 1.0
+                total += weight * np.array([other != here for other in there], dtype=float)
+            else:
+                rank = {level: i / (len(position) - 1) for i, level in enumerate(sorted(position))}
+                total += np.array([(rank[other] - rank[here]) ** 2 for other in there])
         return np.sqrt(total)
 
 

@@ -312,7 +312,7 @@ class TransferTuner:
         rows = np.vstack([features, workload])
         if self.encoding == "canonical":
             canonical = Canonical(rows)
-            distance2 = canonical.hamming(features, workload) ** 2
+            distance2 = canonical.distance(features, workload) ** 2
         else:
             span = np.ptp(rows, axis=0)
             span[span == 0] = 1.0
