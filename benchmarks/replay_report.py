@@ -90,6 +90,24 @@ def leave_one_table_out(cells: dict, variants) -> str:
     return "\n".join(out)
 
 
+def behind(cells: dict, strategy: str = "engine") -> str:
+    """Every (table, objective, encoding, k) where a peer's share is above the strategy's (peers in the same
+    encoding, else in the base one: TPE reads raw values, so only derived features change its space)."""
+    out = []
+    for (table, encoding, objective, name), cell in sorted(cells.items()):
+        if name != strategy:
+            continue
+        for peer in PEERS:
+            other = cells.get((table, encoding, objective, peer)) or cells.get((table, "", objective, peer))
+            if other is None:
+                continue
+            for k in BUDGETS:
+                if k in cell and k in other and share(other, k) > share(cell, k):
+                    out.append(f"{table}{'~' + encoding if encoding else ''} {objective} k={k}: {peer} "
+                               f"{share(other, k):.2f} > {share(cell, k):.2f}")
+    return "\n".join(f"- {line}" for line in out) or "- none"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("summaries", nargs="+")
@@ -101,6 +119,8 @@ def main() -> None:
     cells = load(args.summaries)
     start = load([args.start]) if args.start else None
     print(tables(cells, start, args.strategies.split(",")))
+    print("\n**Where a peer is ahead of the engine**\n")
+    print(behind(cells))
     print("\n**Leave one table out**\n")
     print(leave_one_table_out(cells, args.variants.split(",")))
 
