@@ -2,6 +2,7 @@
 and defaults chosen leave-one-table-out.
 
     .venv/bin/python benchmarks/replay_report.py benchmarks/results/replay_issue31*.json \
+        [--peers benchmarks/results/replay_issue23_closing.json ...] \
         [--start benchmarks/results/replay_issue23_closing.json] [--variants engine,engine-given,...]
 
 Summaries are those ``replay.py --out`` writes (tables named ``scout~ordinal`` for an encoding variant).  A
@@ -19,11 +20,14 @@ ENCODINGS = ("", "ordinal", "linear", "derived")
 PEERS = ("gp-ei", "tpe", "cart")
 
 
-def load(paths) -> dict:
-    """(table, encoding, objective, strategy) -> {k: summary entry}, the most cases winning."""
-    cells: dict = {}
+def load(paths, only=None, cells=None) -> dict:
+    """(table, encoding, objective, strategy) -> {k: summary entry}, the most cases winning (``only``: these
+    strategies only)."""
+    cells = {} if cells is None else cells
     for path in paths:
         for entry in json.loads(Path(path).read_text())["summary"]:
+            if only is not None and entry["strategy"] not in only:
+                continue
             table, _, encoding = entry["table"].partition("~")
             key = (table, encoding, entry["objective"], entry["strategy"])
             have = cells.get(key, {}).get(entry["k"])
@@ -111,12 +115,18 @@ def behind(cells: dict, strategy: str = "engine") -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("summaries", nargs="+")
+    parser.add_argument("--peers", nargs="*", default=[],
+                        help="earlier summaries to take the peers from (and nothing else)")
     parser.add_argument("--start", default=None, help="the starting point's summary (its engine, base encoding)")
     parser.add_argument("--strategies", default="engine,engine-given," + ",".join(PEERS))
     parser.add_argument("--variants", default="engine,engine-given",
                         help="engine variants for the leave-one-table-out choice (the first is the default)")
     args = parser.parse_args()
     cells = load(args.summaries)
+    peers = load(args.peers, only=PEERS)
+    for key, cell in peers.items():
+        if key not in cells or cell[10]["cases"] > cells[key][10]["cases"]:
+            cells[key] = cell
     start = load([args.start]) if args.start else None
     print(tables(cells, start, args.strategies.split(",")))
     print("\n**Where a peer is ahead of the engine**\n")
