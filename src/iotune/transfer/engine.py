@@ -28,7 +28,9 @@ random draws, the space-filling start without a prior):
    workloads' time winners rank the target's among their first few on every
    table, their cost winners are isolated points (a median rank of 25 of 69
    on scout), so the warm start finds the target's region and the fitted
-   model, with the price added, then goes to its cheap end.
+   model, with the price added, then goes to its cheap end.  ``warm_price=None``
+   draws on both kinds, each weighted by how well it ranked the target's runs
+   (measured in docs/benchmarks.md, issue 31; not the default).
 3. **Model.**  Afterwards the prediction is the weighted experts' mean plus a
    Gaussian-process model of the target's residuals (signal variance at
    least misfit^2); its uncertainty is the experts' disagreement plus the
@@ -87,9 +89,13 @@ configurations are compared (expected improvement, ``best``, ``predict``;
 the warm start's regrets only with ``warm_price``), instead of learning the
 price from the runs.
 
-Distances: each feature is scaled to [0, 1] over candidates and prior, and
-the columns of a one-hot group by 1/sqrt(2) more, so changing a category
-counts as a full step of a number.  Without a prior the engine is plain GP
+Distances: each feature is one column in [0, 1] (``encoding="canonical"``, the
+default: ``iotune.transfer.canonical``, its levels ranked by their effect in the
+prior, so a category one-hot or as an index and a count as log2 or plain give
+the same runs; workloads compared feature by feature).  With
+``encoding="given"`` (the engine before issue 31) each column is scaled to
+[0, 1] over candidates and prior, and the columns of a one-hot group by
+1/sqrt(2) more, so changing a category counts as a full step of a number.  Without a prior the engine is plain GP
 expected improvement after ``initial`` space-filling runs.
 """
 
@@ -562,7 +568,7 @@ class TransferTuner:
         """(share, capped regrets (J, n)) of each kind of prior the warm start draws on.  Without a price: the
         other workloads' regrets.  With one: ``warm_price`` 0 their time regrets, 1 their cost regrets, None
         both, each weighted by how well it has ranked the target's own runs so far: (1 + Spearman's rho
-        between its weighted regrets and the target's costs at the runs), halves until two runs succeeded."""
+        between its weighted regrets and the target's costs at the runs), equal shares until two runs succeeded."""
         if not self._offset.any() or self.warm_price == 1.0:
             return [(1.0, np.minimum(self.prior.regret, self.regret_cap))]
         kinds = [0.0, 1.0] if self.warm_price is None else [self.warm_price]
