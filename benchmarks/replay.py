@@ -16,7 +16,10 @@ the two cells' repeat means; a table of single runs has no such margin, so
 there it equals the within-5 % share).
 
     .venv/bin/python benchmarks/replay.py [--seeds 10] [--tables scout,testbed] [--strategies ...]
-        [--jobs 2] [--out benchmarks/results/replay]
+        [--encodings default|ordinal,linear,derived] [--jobs 2] [--out benchmarks/results/replay]
+
+A table name may carry encoding variants (``scout~ordinal``, ``benchmarks/replay_encodings.py``); every
+encoding of a table draws the same repeats.
     .venv/bin/python benchmarks/replay.py --markdown benchmarks/results/replay.json   (tables for the docs)
 """
 
