@@ -21,7 +21,7 @@ PEERS = ("gp-ei", "tpe", "cart")
 SEEN: dict = {}  # (table, encoding, objective, strategy, cases) -> {k: summary entry}: every run loaded
 
 
-def load(paths, only=None, cells=None) -> dict:
+def load(paths, only=None, cells=None, record: bool = True) -> dict:
     """(table, encoding, objective, strategy) -> {k: summary entry}, the most cases winning (``only``: these
     strategies only)."""
     cells = {} if cells is None else cells
@@ -31,7 +31,8 @@ def load(paths, only=None, cells=None) -> dict:
                 continue
             table, _, encoding = entry["table"].partition("~")
             key = (table, encoding, entry["objective"], entry["strategy"])
-            SEEN.setdefault(key + (entry["cases"],), {})[entry["k"]] = entry
+            if record:
+                SEEN.setdefault(key + (entry["cases"],), {})[entry["k"]] = entry
             have = cells.get(key, {}).get(entry["k"])
             if have is None or entry["cases"] > have["cases"]:
                 cells.setdefault(key, {})[entry["k"]] = entry
@@ -135,7 +136,7 @@ def main() -> None:
     for key, cell in peers.items():
         if key not in cells or cell[10]["cases"] > cells[key][10]["cases"]:
             cells[key] = cell
-    start = load([args.start]) if args.start else None
+    start = load([args.start], record=False) if args.start else None
     for (table, encoding, objective, strategy), cell in (start or {}).items():
         # the starting point's engine is the engine before this issue, `engine-given`, on the base encoding
         key = (table, encoding, objective, "engine-given")
