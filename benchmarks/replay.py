@@ -16,7 +16,10 @@ the two cells' repeat means; a table of single runs has no such margin, so
 there it equals the within-5 % share).
 
     .venv/bin/python benchmarks/replay.py [--seeds 10] [--tables scout,testbed] [--strategies ...]
-        [--jobs 2] [--out benchmarks/results/replay]
+        [--encodings default|ordinal,linear,derived] [--jobs 2] [--out benchmarks/results/replay]
+
+A table name may carry encoding variants (``scout~ordinal``, ``benchmarks/replay_encodings.py``); every
+encoding of a table draws the same repeats.
     .venv/bin/python benchmarks/replay.py --markdown benchmarks/results/replay.json   (tables for the docs)
 """
 
@@ -37,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from replay_encodings import DEFAULT, has, split, table_spec  # noqa: E402
 from replay_strategies import EXTRA, STRATEGIES  # noqa: E402
 from replay_tables import TABLES  # noqa: E402
 
@@ -49,7 +53,7 @@ WITHIN = 0.05
 def _run_target(task):
     """Every strategy and seed on one (table, objective, target): rows of per-budget regrets."""
     table_name, objective, target, strategies, seeds, paired = task
-    spec = TABLES[table_name]()
+    spec = table_spec(table_name)
     table = load_table(spec)
     truth = table.truth(objective)[target]
     ok = np.isfinite(truth)
@@ -60,7 +64,9 @@ def _run_target(task):
     for name in strategies:
         strategy = (STRATEGIES | EXTRA)[name]
         for seed in seeds:
-            stream = f"{table_name}/{objective}" if paired else f"{table_name}/{objective}/{name}"
+            # every encoding of a table draws the same repeats: its cells differ by the encoding alone
+            base = split(table_name)[0]
+            stream = f"{base}/{objective}" if paired else f"{base}/{objective}/{name}"
             rng = np.random.default_rng([seed, target, zlib.crc32(stream.encode())])
             start = time.perf_counter()
             picks, runs = strategy(table, spec, objective, target, seed, max(BUDGETS), rng)
@@ -188,6 +194,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--tables", default=",".join(TABLES))
+    parser.add_argument("--encodings", default="",
+                        help="comma-separated encoding variants run beside each table's own (replay_encodings: "
+                             "ordinal, linear, derived, joined with +; 'default': each alone)")
     parser.add_argument("--objectives", default="time,cost")
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument("--targets", default=None, help="comma-separated target indices (default: all)")
@@ -206,9 +215,15 @@ def main() -> None:
     unknown = [s for s in strategies if s not in STRATEGIES | EXTRA]
     if unknown:
         parser.error(f"unknown strategies {unknown}; known: {', '.join(STRATEGIES | EXTRA)}")
+    encodings = DEFAULT if args.encodings == "default" else ("",) + tuple(e for e in args.encodings.split(",") if e)
+    names = [name + ("~" + e if e else "") for name in args.tables.split(",") for e in encodings
+             if all(has(name, v) for v in e.split("+") if v)]
     tasks = []
-    for table_name in args.tables.split(","):
-        table = load_table(TABLES[table_name]())
+    for table_name in names:
+        try:
+            table = load_table(table_spec(table_name))
+        except ValueError as error:
+            parser.error(str(error))
         targets = range(len(table.workloads)) if args.targets is None else [int(t) for t in args.targets.split(",")]
         for objective in [o for o in args.objectives.split(",") if o in table.objectives]:
             for target in targets:

@@ -9,7 +9,8 @@ configuration feature (derived ones included: scout's total vCPUs and RAM).  A c
 categorical parameter (one-hot, as the table encodes it); an ordinal one an integer parameter of its level
 index (encoded as the index, as the table does); a log2 feature (a size or count) an integer parameter with
 ``scale: log2`` (encoded as log2, as the table does) or, with ``counts="linear"``, without it (encoded as the
-value: what a spec that declares counts as plain integers gets).  Its values are multiplied by a power of
+value: what a spec that declares counts as plain integers gets); a numeric feature (``replay_encodings``' linear
+variant) likewise without it.  Its values are multiplied by a power of
 two where needed to make them whole (scout's 22.5 GB of RAM); an empty cell (an inactive hint) is the level 1,
 with the values doubled so that it sits one doubling below a value of 1, where the table puts it (missing =
 -1).  The engine scales every column to [0, 1], so these shifts change nothing (but floating-point rounding:
@@ -45,17 +46,20 @@ def _parameter(feature, seen: list, prefix: str, role: str, counts: str):
         encode = {v: i for i, v in enumerate(feature.levels)}
         return Parameter(name=name, type="integer", levels=tuple(encode.values()), role=role,
                          layer="application"), encode
-    if feature.kind != "log2":
+    if feature.kind not in ("log2", "numeric"):
         raise ValueError(f"{feature.column}: no replay parameter for a {feature.kind} feature")
     numbers = sorted({float(v) for v in seen if v != ""})
     missing = any(v == "" for v in seen)
     factor = 2.0 if missing else 1.0
-    while not all((x * factor).is_integer() for x in numbers):
+    while not all((x * factor).is_integer() for x in numbers) and factor < 1024:
         factor *= 2.0
-    encode = {v: int(v * factor) for v in numbers}
+    whole = {v: round(v * factor) if factor < 1024 else round(v * 1000 * (2 if missing else 1)) for v in numbers}
+    if len(set(whole.values())) < len(numbers) or min(whole.values()) < 1 + missing:
+        raise ValueError(f"{feature.column}: its values do not map to distinct whole numbers")
+    encode = dict(whole)
     if missing:
         encode[""] = 1
-    scale = {"scale": "log2"} if counts == "log2" else {}
+    scale = {"scale": "log2"} if counts == "log2" and feature.kind == "log2" else {}
     return Parameter(name=name, type="integer", levels=tuple(sorted(set(encode.values()))), role=role,
                      layer="application", **scale), encode
 

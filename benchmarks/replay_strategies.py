@@ -358,7 +358,9 @@ def exhaustive(table, spec, objective, target, seed, budget, rng):
 
 EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engine(regimes=False, bound_slack=None),
          "engine-diverse": _engine(diverse_start=1), "engine-costwarm": _engine(warm_price=1.0),
-         "engine-linear": _product(counts="linear"), "engine-means": _product(means=True),
+         "engine-linear": _product(counts="linear"), "engine-given": _product(encoding="given"),
+         "engine-warmboth": _product(warm_price=None), "engine-warmcost": _product(warm_price=1.0),
+         "engine-warmboth3": _product(warm_price=None, warm_start=3), "engine-means": _product(means=True),
          "engine-logmean": _product(declare="engine"),
          "engine-notrust": _product(trust_region=False), "engine-direct-notrust": _engine(trust_region=False),
          "tpe": optuna_tpe, "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}

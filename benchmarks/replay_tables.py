@@ -37,6 +37,32 @@ def scout() -> TableSpec:
     )
 
 
+def cherrypick() -> TableSpec:
+    """CherryPick (Alipourfard et al. 2017): 5 analytics jobs x 47-72 cloud clusters each (80 in all), one run
+    each, time and cost; a configuration measured for one job may be missing for another."""
+
+    def derive(trial: dict) -> dict:
+        # "c4.2xlarge" -> family c4, size 2xlarge; the derived features are for the encoding variants
+        family, size = trial["vm_name"].split(".")
+        n = float(trial["n_vms"])
+        return trial | {"vm_family": family, "vm_size": size, "total_cpu": str(n * float(trial["vcpu"])),
+                        "total_ram": str(n * float(trial["ram"])),
+                        "cluster_price": str(n * float(trial["vm_price"]))}
+
+    return TableSpec(
+        name="cherrypick",
+        path=ROOT / "data/public/cherrypick/cherrypick.csv",
+        workload=(Feature("workload"),),
+        configuration=(Feature("vm_family"), Feature("vm_size", "ordinal", ("large", "xlarge", "2xlarge")),
+                       Feature("n_vms", "log2"), Feature("disk_name"), Feature("disk_count", "log2")),
+        objectives={"time": "time", "cost": "cost"},
+        failed="failed",
+        derive=derive,
+        label="workload",
+        source="data/public/cherrypick/README.md",
+    )
+
+
 def testbed() -> TableSpec:
     """iotune's testbed ground truth: 18 access patterns x 12 storage configurations x 5 repeats.
 
@@ -124,6 +150,6 @@ def striping() -> TableSpec:
 
 HINTS = ROOT / "data/ground_truth/hints_ground_truth.csv"
 STRIPING = ROOT / "data/ground_truth/striping_ground_truth.csv"
-TABLES = {"scout": scout, "testbed": testbed} | ({"hints": hints} if HINTS.exists() else {}) \
+TABLES = {"scout": scout, "cherrypick": cherrypick, "testbed": testbed} | ({"hints": hints} if HINTS.exists() else {}) \
     | ({"striping": striping} if STRIPING.exists() else {})
 """Tables by name; the hints and striping tables join once their CSVs are in the repository."""

@@ -53,6 +53,22 @@ def test_the_warm_start_under_a_price_is_the_other_workloads_time_winner_then_th
     assert tuner.suggest([(4, float(target[4]))]) == [0]
 
 
+def test_the_warm_start_from_both_kinds_runs_the_time_winner_and_the_cost_winner():
+    candidates = line(5)
+    price_of = lambda rows: 1.0 + np.asarray(rows)[:, 0]  # noqa: E731
+    time = np.array([[5.0, 3.0, 2.0, 1.5, 1.2], [6.0, 3.5, 2.5, 1.6, 1.3]])
+    prior = Prior(np.repeat([0, 1], 5), np.vstack([candidates, candidates]),
+                  (time * price_of(candidates)).ravel(), np.zeros(10, dtype=bool))
+    target = np.array([5.5, 3.2, 2.2, 1.55, 1.25]) * price_of(candidates)
+    runs = []
+    for warm_price in (0.0, None):
+        tuner = TransferTuner(candidates, prior, price=price_of, warm_price=warm_price, noise=0.01)
+        first = tuner.suggest([])[0]
+        runs.append((first, tuner.suggest([(first, float(target[first]))])[0]))
+    # time winners only: the fastest (4), then the next fastest (3); both kinds: the fastest, then the cheapest
+    assert runs == [(4, 3), (4, 0)]
+
+
 def test_bad_prices_are_one_clear_error():
     with pytest.raises(TransferError, match="positive"):
         TransferTuner(line(3), price=[1.0, 0.0, 2.0])

@@ -28,7 +28,9 @@ random draws, the space-filling start without a prior):
    workloads' time winners rank the target's among their first few on every
    table, their cost winners are isolated points (a median rank of 25 of 69
    on scout), so the warm start finds the target's region and the fitted
-   model, with the price added, then goes to its cheap end.
+   model, with the price added, then goes to its cheap end.  ``warm_price=None``
+   draws on both kinds, each weighted by how well it ranked the target's runs
+   (measured in docs/benchmarks.md, issue 31; not the default).
 3. **Model.**  Afterwards the prediction is the weighted experts' mean plus a
    Gaussian-process model of the target's residuals (signal variance at
    least misfit^2); its uncertainty is the experts' disagreement plus the
@@ -87,9 +89,13 @@ configurations are compared (expected improvement, ``best``, ``predict``;
 the warm start's regrets only with ``warm_price``), instead of learning the
 price from the runs.
 
-Distances: each feature is scaled to [0, 1] over candidates and prior, and
-the columns of a one-hot group by 1/sqrt(2) more, so changing a category
-counts as a full step of a number.  Without a prior the engine is plain GP
+Distances: each feature is one column in [0, 1] (``encoding="canonical"``, the
+default: ``iotune.transfer.canonical``, its levels ranked by their effect in the
+prior, so a category one-hot or as an index and a count as log2 or plain give
+the same runs; workloads compared feature by feature).  With
+``encoding="given"`` (the engine before issue 31) each column is scaled to
+[0, 1] over candidates and prior, and the columns of a one-hot group by
+1/sqrt(2) more, so changing a category counts as a full step of a number.  Without a prior the engine is plain GP
 expected improvement after ``initial`` space-filling runs.
 """
 
@@ -102,12 +108,14 @@ import numpy as np
 from scipy.stats import norm
 
 from iotune.transfer import evidence
+from iotune.transfer.canonical import Canonical
 from iotune.transfer.errors import TransferError
 from iotune.transfer.gp import GaussianProcess, matern52
 from iotune.transfer.observations import Summary, summarise
 from iotune.transfer.prior import Prior, PriorMatrix, lay_over
 
 NORMALISATIONS = ("zscore", "rank")
+ENCODINGS = ("canonical", "given")
 REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
 DEFAULT_NOISE = 0.02
 # Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
@@ -138,8 +146,8 @@ class TransferTuner:
                  normalise: str = "zscore", price=None, failure_length: float = 1.0,
                  impute_failures: bool = True, regimes: bool = True, agreement_below: float = 0.0,
                  bound_slack: float | None = 2.0, explore_after: int = 10,
-                 diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float = 0.0,
-                 trust_region: bool = True):
+                 diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float | None = 0.0,
+                 trust_region: bool = True, encoding: str = "canonical"):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -147,6 +155,8 @@ class TransferTuner:
             raise TransferError(f"candidates must be a non-empty 2-D array of finite feature rows, "
                                 f"got shape {candidates.shape}")
         prior = Prior.empty(candidates.shape[1]) if prior is None else prior
+        if encoding not in ENCODINGS:
+            raise TransferError(f"encoding must be one of {', '.join(ENCODINGS)}, got {encoding!r}")
         if normalise not in NORMALISATIONS:
             raise TransferError(f"normalise must be one of {', '.join(NORMALISATIONS)}, got {normalise!r}")
         if not isinstance(prior, Prior):
@@ -179,10 +189,12 @@ class TransferTuner:
         self.broad_spread = broad_spread
         self.warm_price = warm_price
         self.trust_region = trust_region
+        self.encoding = encoding
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
         self._span = np.where(span > 0, span, 1.0) * _one_hot_stretch(rows)
+        self._canonical = Canonical(rows, *_effects(prior, log)) if encoding == "canonical" else None
         self._unit = self._scale(candidates)
         self.prior: PriorMatrix = lay_over(prior, candidates, self._scale, log, normalise, self._offset)
         self._similarity = self._workload_similarity(workload)
@@ -285,6 +297,8 @@ class TransferTuner:
         return replace(summary, mean=summary.mean - self._offset[summary.measured])
 
     def _scale(self, rows: np.ndarray) -> np.ndarray:
+        if self._canonical is not None:
+            return self._canonical.transform(rows)
         return (np.asarray(rows, dtype=float) - self._low) / self._span
 
     def _raw(self, value: float) -> float:
@@ -302,9 +316,13 @@ class TransferTuner:
             raise TransferError(f"workload must be {features.shape[1]} finite features like the prior's, "
                                 f"got {workload.tolist()}")
         rows = np.vstack([features, workload])
-        span = np.ptp(rows, axis=0)
-        span[span == 0] = 1.0
-        distance2 = (((features - workload) / span) ** 2).sum(axis=1)
+        if self.encoding == "canonical":
+            canonical = Canonical(rows)
+            distance2 = canonical.distance(features, workload) ** 2
+        else:
+            span = np.ptp(rows, axis=0)
+            span[span == 0] = 1.0
+            distance2 = (((features - workload) / span) ** 2).sum(axis=1)
         weights = np.exp(-distance2 / self.similarity) + 1e-3
         return weights / weights.sum()
 
@@ -538,17 +556,34 @@ class TransferTuner:
     def _portfolio(self, summary: Summary, chosen: list[int], fresh: np.ndarray) -> int:
         _, logw = self._experts(summary, self._noise(summary))
         w = self._normalise(logw)
-        loss = np.minimum(self.prior.regret, self.regret_cap)
-        if self.warm_price != 1.0 and self._offset.any():
-            # the other workloads' time winners (well predicted across workloads) rather than their cost
-            # winners (isolated points): the warm start finds the target's region, the price then steers
-            priced = np.where(self.prior.failed, np.inf, self.prior.level + self.warm_price * self._offset)
-            loss = np.minimum(np.exp(priced - priced.min(axis=1, keepdims=True)) - 1.0, self.regret_cap)
         tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
-        current = loss[:, tried].min(axis=1) if tried else np.full(len(w), self.regret_cap)
-        score = w @ np.minimum(current[:, None], loss) + 1e-3 * (w @ loss)
+        score = np.zeros(len(self.candidates))
+        for share, loss in self._warm_losses(summary, w):
+            current = loss[:, tried].min(axis=1) if tried else np.full(len(w), self.regret_cap)
+            score += share * (w @ np.minimum(current[:, None], loss) + 1e-3 * (w @ loss))
         score = np.where(fresh, score, np.inf)
         return int(np.argmin(score))
+
+    def _warm_losses(self, summary: Summary, w: np.ndarray) -> list[tuple[float, np.ndarray]]:
+        """(share, capped regrets (J, n)) of each kind of prior the warm start draws on.  Without a price: the
+        other workloads' regrets.  With one: ``warm_price`` 0 their time regrets, 1 their cost regrets, None
+        both, each weighted by how well it has ranked the target's own runs so far: (1 + Spearman's rho
+        between its weighted regrets and the target's costs at the runs), equal shares until two runs succeeded."""
+        if not self._offset.any() or self.warm_price == 1.0:
+            return [(1.0, np.minimum(self.prior.regret, self.regret_cap))]
+        kinds = [0.0, 1.0] if self.warm_price is None else [self.warm_price]
+        losses = []
+        for kind in kinds:
+            priced = np.where(self.prior.failed, np.inf, self.prior.level + kind * self._offset)
+            losses.append(np.minimum(np.exp(priced - priced.min(axis=1, keepdims=True)) - 1.0, self.regret_cap))
+        shares = np.ones(len(kinds))
+        if len(kinds) > 1 and len(summary.measured) >= 2:
+            cost = summary.mean + self._offset[summary.measured]
+            for i, loss in enumerate(losses):
+                rho = evidence.agreement(w @ loss[:, summary.measured], cost)
+                shares[i] = 1.0 if rho is None else 1.0 + rho
+        shares = shares / shares.sum() if shares.sum() > 0 else np.full(len(kinds), 1.0 / len(kinds))
+        return list(zip(shares.tolist(), losses, strict=True))
 
     def _diverse(self, summary: Summary, chosen: list[int], fresh: np.ndarray) -> int:
         """A structurally different option: of the candidates at least a full step (another category, or the
@@ -611,6 +646,19 @@ def _known_price(price, candidates: np.ndarray, prior: Prior, log: bool) -> tupl
     values = np.where(prior.failed, np.nan, prior.values / prior_factor)
     return np.log(factor), Prior(prior.workloads, prior.configurations, values, prior.failed,
                                  prior.workload_features)
+
+
+def _effects(prior: Prior, log: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The prior's successful runs' rows and values less their workload's mean (log units when ``log``): what
+    ``Canonical`` orders a feature's levels by."""
+    ok = ~prior.failed
+    values = np.log(prior.values[ok]) if log else prior.values[ok]
+    labels = prior.workloads[ok]
+    centred = values.copy()
+    for label in set(labels.tolist()):
+        mine = labels == label
+        centred[mine] = values[mine] - values[mine].mean()
+    return prior.configurations[ok], centred
 
 
 def _positive(values, n: int, what: str) -> np.ndarray:
