@@ -244,7 +244,10 @@ def _against_default(configuration: dict, outcome: DemoOutcome, default: Configu
     if measured is None or default is None:
         return "."
     tuned = outcome.tuned
-    if tuned.gain is None or tuned.gain_low is None or tuned.gain_high is None:
+    if tuned.best is not None and tuned.default is not None and \
+            tuned.best.configuration.key == tuned.default.configuration.key:
+        expected = " (the tuner's pick is the default configuration itself: it found no gain to state)"
+    elif tuned.gain is None or tuned.gain_low is None or tuned.gain_high is None:
         expected = ""
     elif tuned.gain_low <= 1:
         expected = (f" (the tuner expected {tuned.gain:.2f}x but could not rule out no gain from its "

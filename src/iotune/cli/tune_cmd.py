@@ -489,6 +489,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
                      f"({interval}, {_runs_text(best.runs)})")
     if noise:
         terminal.warn(noise)
+    elif result.default is not None and best.configuration.key == result.default.configuration.key:
+        pass  # said in the notes: the default is the best found
     elif result.gain is not None and result.gain_low is None:
         terminal.warn(f"against {result.baseline_source} ({text(result.default.mean)}): {result.gain:.2f}x, with no "
                       "interval: no configuration has run twice, so the run-to-run noise is unknown (a budget of 6 "

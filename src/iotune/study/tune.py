@@ -242,7 +242,10 @@ class Tuning:
         result = self.result()
         result.steps = list(self.steps)
         race = self.sampler.race
-        if race is not None and race.outcome == "decided":
+        if result.best is not None and result.default is not None and \
+                result.best.configuration.key == result.default.configuration.key:
+            result.notes.append("the default configuration is the best the tuner found: no gain over it to state")
+        elif race is not None and race.outcome == "decided":
             result.notes.append(f"decided: after {result.race_rounds} race rounds the gain's interval lies above 1"
                                 + (f" and within ±{self.precision:.0%}" if self.precision else "")
                                 + f"; {max(0, self.budget - result.runs)} run(s) of the budget left unspent")
@@ -308,7 +311,9 @@ class Tuning:
 
         result.best = estimate(summary.best_index, summary.best)
         result.default = estimate(default, summary.default)
-        if summary.gain is not None:
+        if summary.gain is not None and summary.best_index == default:
+            result.gain = 1.0  # the default is the best found: no gain to state, and no interval of none
+        elif summary.gain is not None:
             result.gain = summary.gain.value
             if known:
                 result.gain_low, result.gain_high = summary.gain.low, summary.gain.high
