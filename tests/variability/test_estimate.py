@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from iotune.variability.confidence import estimate_noise, mean_interval, ratio_interval
+from iotune.variability.confidence import PRIOR_SPREAD, estimate_noise, mean_interval, ratio_interval
 from iotune.variability.estimate import Run, estimate, geometric_mean
 
 
@@ -22,14 +22,16 @@ runs_of_a_config = st.lists(st.floats(min_value=0.01, max_value=100.0), min_size
 @given(st.lists(runs_of_a_config, min_size=1, max_size=5), st.integers(min_value=0, max_value=4),
        st.floats(min_value=0.0, max_value=1.0), st.booleans())
 def test_an_extra_run_within_the_noise_never_widens_an_interval(groups, which, share, store):
-    """A run whose log deviates from its configuration's mean by at most the current noise (``share`` of it)
+    """A run whose log deviates from its configuration's mean by at most the current noise (``share`` of it; while
+    the conservative prior fills in missing degrees of freedom, by at most that prior, whose place the run takes)
     leaves the interval of that mean, and of any ratio to it, as narrow or narrower: no cliff at few degrees of
     freedom."""
     which %= len(groups)
     others = [("other", [1.0, 1.3, 0.8])] if store else []
     before = estimate_noise(groups, others)
     mean = math.exp(sum(math.log(v) for v in groups[which]) / len(groups[which]))
-    extra = mean * math.exp(random.Random(len(groups)).choice((-1, 1)) * share * before.spread)
+    within = min(before.spread, PRIOR_SPREAD)
+    extra = mean * math.exp(random.Random(len(groups)).choice((-1, 1)) * share * within)
     grown = [list(g) for g in groups]
     grown[which].append(extra)
     after = estimate_noise(grown, others)
