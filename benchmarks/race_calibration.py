@@ -36,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from calibration import _store_groups  # noqa: E402  (the other workloads' repeats, as calibration.py reads them)
 from replay_product import TableSpace  # noqa: E402
 from replay_tables import TABLES  # noqa: E402
 
@@ -60,18 +61,6 @@ def geometric_truth(table) -> np.ndarray:
     truth[table.failed_cells] = math.inf
     truth[~table.available] = np.nan
     return truth
-
-
-def _store_groups(table, target: int) -> list[tuple[int, list[float]]]:
-    values = table.values[OBJECTIVE]
-    groups = []
-    for w in range(len(table.workloads)):
-        if w != target:
-            for c in range(len(table.configurations)):
-                runs = values[w, c][~np.isnan(values[w, c])]
-                if runs.size > 1:
-                    groups.append((w, runs.tolist()))
-    return groups
 
 
 def _case(table, replay, target: int, seed: int, budget: int, race: bool, load: str, truth) -> dict | None:
