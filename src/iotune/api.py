@@ -269,9 +269,11 @@ class Study:
         ``on_step(step, result_so_far)`` is called after every run.  ``candidates``: the configurations of the
         workload to choose among (None: every valid one); ``baseline=False`` skips measuring the default first
         (no gain against it is stated then), ``baseline="romio"`` states gains against ROMIO's own defaults
-        (read with ``MPI_File_get_info``) and a mapping against those system values, as ``--baseline`` does;
+        (read with ``MPI_File_get_info``), ``baseline="filesystem"`` against the layout a new file in ``scratch``
+        gets, and a mapping against those system values, as ``--baseline`` does;
         ``race=False`` spends every run on the search (no race confirms the
-        gain, :mod:`iotune.samplers.race`); ``precision`` races until the gain is known to that fraction.
+        gain, :mod:`iotune.samplers.race`); ``precision`` races until the gain is known to that fraction
+        (default 0.2).
         """
         from iotune.bench.platform import platform_info
         from iotune.study import Objective, Worker
@@ -292,7 +294,13 @@ class Study:
             scratch_dir.mkdir(parents=True, exist_ok=True)
             return romio_defaults(scratch_dir)
 
-        base_values, base_source, base_notes = baseline_values(spec.space, values, given, read_romio)
+        def read_layout() -> dict:
+            from iotune.fslayout import default_layout
+
+            scratch_dir.mkdir(parents=True, exist_ok=True)
+            return default_layout(scratch_dir)
+
+        base_values, base_source, base_notes = baseline_values(spec.space, values, given, read_romio, read_layout)
         target = self._study
         if extended:  # as `iotune tune` does: a study of the spec with the level added, this one as prior
             target = RunStudy.open_or_create(self.store, extended_study_name(self.name, extended), spec, resume=True,

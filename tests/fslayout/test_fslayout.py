@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from iotune.fslayout import LayoutError, apply_to_directory, apply_to_file, check_layout, driver_for, file_system_of
+from iotune.fslayout import (
+    LayoutError,
+    apply_to_directory,
+    apply_to_file,
+    check_layout,
+    default_layout,
+    driver_for,
+    file_system_of,
+)
 from iotune.fslayout.cephfs import CephFSDriver, parse
 from iotune.fslayout.lustre import LustreDriver
 
@@ -66,6 +74,15 @@ def test_lustre_layout_is_set_with_lfs_setstripe_and_read_back(fake_lustre):
     assert in_effect == {"stripe_count": "4", "stripe_unit": "1048576"}
     assert log.read_text().splitlines()[0] == f"setstripe -c 4 -S 1048576 {data / 'testFile'}"
     assert (data / "testFile").exists()
+
+
+def test_the_default_layout_is_read_from_a_probe_file_that_is_removed(fake_lustre, tmp_path):
+    data, log = fake_lustre
+    assert default_layout(data) == {"stripe_count": "1", "stripe_unit": "1048576"}
+    assert "getstripe" in log.read_text() and list(data.iterdir()) == []
+    with pytest.raises(LayoutError, match="has no file layouts"):
+        default_layout(tmp_path)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".iotune-layout-probe")]
 
 
 def test_lustre_refuses_a_file_that_holds_data(fake_lustre):

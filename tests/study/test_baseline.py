@@ -30,6 +30,32 @@ def test_named_settings_are_the_baseline_and_bad_ones_are_one_line():
         baseline_values(SPEC.space, WORKLOAD, "cb_nodes=3", None)
 
 
+LAYOUT_SPACE = """\
+name: layouts
+parameters:
+  - {name: transfer_size, type: size, levels: [1MiB], role: workload, layer: application}
+  - {name: stripe_count, type: integer, levels: [1, 2, 3], role: system, layer: filesystem}
+  - {name: object_size, type: size, levels: [32MiB, 4MiB], role: system, layer: filesystem}
+  - {name: stripe_unit, type: size, levels: [1MiB, 2MiB], role: system, layer: filesystem}
+  - {name: romio_cb_write, type: categorical, levels: [enable, disable], role: system, layer: mpiio}
+"""
+CEPHFS_ROOT = {"stripe_unit": "4194304", "stripe_count": "1", "object_size": "4194304", "pool": "cephfs_data"}
+
+
+def test_the_file_systems_default_layout_maps_onto_the_layout_levels():
+    from iotune.space import Space
+
+    space = Space.from_text(LAYOUT_SPACE)
+    values, what, notes = baseline_values(space, {"transfer_size": 2**20}, "filesystem", None, lambda: CEPHFS_ROOT)
+    # CephFS's root layout: one 4 MiB object after another, not the spec's first levels (32 MiB objects)
+    assert values == {"stripe_count": 1, "object_size": 4 * 2**20}
+    assert "default layout" in what and "object_size=4194304" in what
+    assert notes == ["the default stripe_unit=4194304 is not a level of stripe_unit: the baseline uses the spec's "
+                     "default, 1MiB"]
+    with pytest.raises(TuneError, match="--baseline filesystem cannot be read here"):
+        baseline_values(space, {"transfer_size": 2**20}, "filesystem", None, None)
+
+
 def test_a_tuning_measures_the_named_baseline_first_and_states_the_gain_against_it(tmp_path):
     values, what, _ = baseline_values(SPEC.space, WORKLOAD, "romio", lambda: ROMIO)
     with measured_store(tmp_path) as store:

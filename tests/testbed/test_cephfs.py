@@ -199,7 +199,7 @@ def test_ceph_conf_listens_on_loopback_only_without_auth_and_carries_client_sett
 @pytest.mark.slow
 @pytest.mark.requires_root
 def test_a_layout_picks_a_plain_or_a_replicated_data_pool(testbed_root):
-    from iotune.fslayout import apply_to_file
+    from iotune.fslayout import apply_to_file, default_layout
     from iotune.testbed import Testbed, ceph
 
     if ceph.support_problem():
@@ -213,6 +213,10 @@ def test_a_layout_picks_a_plain_or_a_replicated_data_pool(testbed_root):
         size = subprocess.run(["ceph", "-c", str(conf), "osd", "pool", "get", "cephfs_replicated", "size"],
                               capture_output=True, text=True, timeout=120).stdout
         assert size.strip() == "size: 2"
+        # what a file gets where nothing is asked: CephFS's root layout (the baseline `--baseline filesystem`)
+        assert default_layout(built.mountpoint) == {"stripe_unit": "4194304", "stripe_count": "1",
+                                                    "object_size": "4194304", "pool": "cephfs_data"}
+        assert not list(built.mountpoint.glob(".iotune-layout-probe*"))
         for pool in ("cephfs_plain", "cephfs_replicated"):
             path = built.mountpoint / f"in-{pool}"
             assert apply_to_file(path, {"pool": pool})["pool"] == pool

@@ -51,12 +51,13 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
                                           "against the default is stated then."),
          precision: float = typer.Option(None, "--precision", metavar="FRACTION", help="Race until the gain is "
                                          "known to within this fraction (0.1: ±10%), as well as decided, or the "
-                                         "budget ends.", min=0.001, max=5.0),
+                                         "budget ends. Default 0.2.", min=0.001, max=5.0),
          no_race: bool = typer.Option(False, "--no-race", help="Spend every run on the search: no race at the "
                                       "end re-runs the best and the default to confirm the gain."),
          baseline: str = typer.Option(None, "--baseline", metavar="SETTINGS", help="What the gain is stated "
                                       "against: 'romio' (ROMIO's own defaults, read with MPI_File_get_info from a "
-                                      "file opened with no hints) or system_parameter=value pairs (the others at "
+                                      "file opened with no hints), 'filesystem' (the layout a new file in the "
+                                      "scratch directory gets) or system_parameter=value pairs (the others at "
                                       "their defaults). Default: the spec's defaults."),
          scratch: Path = typer.Option(None, "--scratch", help="Directory the benchmark writes into."),
          runner: str = RUNNER,
@@ -361,7 +362,12 @@ def _baseline(space, values: dict, given: str | None, scratch, no_baseline: bool
 
         return romio_defaults(prepare_scratch(scratch, announce=False))
 
-    return baseline_values(space, values, given, read_romio)
+    def read_layout() -> dict:
+        from iotune.fslayout import default_layout
+
+        return default_layout(prepare_scratch(scratch, announce=False))
+
+    return baseline_values(space, values, given, read_romio, read_layout)
 
 
 def _benchmark_trials(study) -> list:

@@ -9,7 +9,7 @@ a file system (BeeGFS, GPFS) is one module with a :class:`LayoutDriver` as its `
 """
 
 from iotune.fslayout.base import LAYOUT_FIELDS, LayoutDriver, LayoutError, check_layout, file_system_of
-from iotune.fslayout.drivers import apply_to_directory, apply_to_file, driver_for
+from iotune.fslayout.drivers import apply_to_directory, apply_to_file, default_layout, driver_for
 
 __all__ = ["LAYOUT_FIELDS", "LayoutDriver", "LayoutError", "apply_to_directory", "apply_to_file", "check_layout",
-           "driver_for", "file_system_of"]
+           "default_layout", "driver_for", "file_system_of"]

@@ -6,6 +6,7 @@ else lists them.  Adding a file system (BeeGFS, GPFS) is its module here and its
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from iotune.declared import declared
@@ -46,3 +47,19 @@ def apply_to_directory(path: Path, layout: dict) -> dict[str, str]:
     driver = driver_for(Path(path))
     driver.set_directory(Path(path), layout)
     return driver.read(Path(path))
+
+
+def default_layout(directory: Path) -> dict[str, str]:
+    """The layout a file created in ``directory`` with none asked for gets (what an application writing there runs
+    with today: CephFS's root or directory layout, Lustre's default striping), read from an empty probe file that
+    is removed again; LayoutError in one line where the file system has no layouts."""
+    driver = driver_for(Path(directory))
+    probe = Path(directory) / f".iotune-layout-probe-{os.getpid()}"
+    try:
+        with open(probe, "xb"):
+            pass
+        return driver.read(probe)
+    except OSError as error:
+        raise LayoutError(f"cannot read the default layout in {directory}: {error.strerror}") from None
+    finally:
+        probe.unlink(missing_ok=True)

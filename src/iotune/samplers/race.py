@@ -9,8 +9,9 @@ random for the round, so that a load drifting over the race moves every racer al
 paired ratios (:mod:`iotune.variability.estimate`).  After each round from the second: a contender slower
 than the best beyond the noise leaves, and after ``CONTENDER_ROUNDS`` rounds only the best of the racers and
 the baseline race on; from ``MIN_DECIDING_ROUNDS`` rounds the race ends when the gain over the baseline is
-decided (its interval excludes 1), no contender is left, and, with ``precision``, the gain is known to within
-that fraction; else it runs until the budget ends.
+decided (its interval excludes 1), no contender is left, and the gain is known to within ``precision`` (by
+default ``DEFAULT_PRECISION``: a gain decided "between 1.1x and 2.6x" is not yet one to act on, and the runs
+are in the budget anyway); else it runs until the budget ends.
 
 The race keeps no state but the runs and their rounds (the study's setting ``race_rounds``, by
 "<config key>#<repeat>"), so a tuning killed mid-race and run again goes on with the same racers.
@@ -35,6 +36,8 @@ RESERVE_SHARE = 0.6
 """Share of the budget kept for the race (at budget 20: 8 runs of search, 12 of race)."""
 MIN_BUDGET = 6
 """Smallest budget that races (below it the search takes every run and the answer says it is unconfirmed)."""
+DEFAULT_PRECISION = 0.2
+"""The gain's relative half-width a race runs for when none is asked: ±20 %, an interval at most 1.44x wide."""
 
 
 def reserve_for(budget: int | None) -> int:
@@ -50,7 +53,7 @@ class Race:
     rounds of runs by (candidate index, its run number), ``precision`` the gain's wanted relative half-width."""
 
     def __init__(self, budget: int | None, *, baseline: int | None, elsewhere: tuple[float, int] = (0.0, 0),
-                 rounds: dict[tuple[int, int], int] | None = None, precision: float | None = None,
+                 rounds: dict[tuple[int, int], int] | None = None, precision: float | None = DEFAULT_PRECISION,
                  confidence: float = CONFIDENCE, reserve: int | None = None):
         self.budget = budget
         self.reserve = reserve_for(budget) if reserve is None else reserve
@@ -220,5 +223,5 @@ class Race:
                 "interleaved, to decide with paired runs")
 
 
-__all__ = ["CONTENDER_RESERVE", "CONTENDER_ROUNDS", "MAX_CONTENDERS", "MIN_BUDGET", "RESERVE_SHARE", "Race",
+__all__ = ["CONTENDER_RESERVE", "CONTENDER_ROUNDS", "DEFAULT_PRECISION", "MAX_CONTENDERS", "MIN_BUDGET", "RESERVE_SHARE", "Race",
            "reserve_for"]

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from iotune.errors import IotuneError, SpaceError
+from iotune.samplers.race import DEFAULT_PRECISION
 from iotune.samplers.transfer import TransferSampler, features, workload_configurations
 from iotune.space import Configuration
 from iotune.study.campaign import REASONS_KEY, ROUNDS_KEY, Campaign
@@ -203,7 +204,7 @@ class Tuning:
         if precision is not None and not (isinstance(precision, int | float) and 0 < precision < 10):
             raise TuneError(f"the precision is the gain's wanted relative half-width, such as 0.1 for ±10%, "
                             f"got {precision!r}")
-        self.precision = precision
+        self.precision = DEFAULT_PRECISION if precision is None else precision
         self.baseline_source = baseline_source
         self.study = study
         self.space = study.space
@@ -503,42 +504,49 @@ def extended_study_name(study: str, extended: list[str]) -> str:
     return f"{study}-{'-'.join(extended)}"
 
 
-def baseline_values(space, workload: dict, given: str | None, read_romio: Callable[[], dict] | None = None
-                    ) -> tuple[dict, str, list[str]]:
+def baseline_values(space, workload: dict, given: str | None, read_romio: Callable[[], dict] | None = None,
+                    read_layout: Callable[[], dict] | None = None) -> tuple[dict, str, list[str]]:
     """The system values of the configuration gains are stated against, what it is, and notes.
 
     ``given``: None (the spec's defaults), ``romio`` (ROMIO's defaults as ``MPI_File_get_info`` reports them for a
-    file opened with no hints, ``read_romio()``: each hint parameter at the level ROMIO uses, the spec's default
-    where no level matches), or ``name=value`` pairs of system parameters (the others at their defaults)."""
+    file opened with no hints, ``read_romio()``: each hint parameter at the level ROMIO uses), ``filesystem`` (the
+    layout a new file in the scratch directory gets, ``read_layout()``: each layout parameter at that level), in
+    both the spec's default where no level matches; or ``name=value`` pairs of system parameters (the others at
+    their defaults)."""
     from iotune.errors import SpaceError
-    from iotune.spec.mapping import hint_key, hint_value
+    from iotune.spec.mapping import hint_key, is_layout_parameter
 
     if given is None:
         return {}, SPEC_DEFAULT, []
     values: dict = {}
     notes: list[str] = []
-    if given.strip().lower() == "romio":
-        if read_romio is None:
-            raise TuneError("--baseline romio needs MPI to read ROMIO's default hints")
-        hints = read_romio()
+    asked = given.strip().lower()
+    if asked in ("romio", "filesystem"):
+        reader = read_romio if asked == "romio" else read_layout
+        if reader is None:
+            raise TuneError(f"--baseline {asked} cannot be read here")
+        found = reader()
         for parameter in space.system_parameters:
-            key = hint_key(parameter)
-            if not key or key not in hints:
+            key = hint_key(parameter) if asked == "romio" else \
+                parameter.name if is_layout_parameter(parameter) else None
+            if not key or key not in found:
                 continue
-            level = next((v for v in parameter.levels if hint_value(v).lower() == hints[key].strip().lower()), None)
+            level = next((v for v in parameter.levels if _same_setting(parameter, v, found[key])), None)
             if level is None:
-                notes.append(f"ROMIO's default {key}={hints[key]} is not a level of {parameter.name}: the baseline "
-                             f"uses the spec's default, {parameter.format(parameter.default)}")
+                notes.append(f"the default {key}={found[key]} is not a level of {parameter.name}: the baseline uses "
+                             f"the spec's default, {parameter.format(parameter.default)}")
             else:
                 values[parameter.name] = level
-        what = "ROMIO's defaults (the hints MPI_File_get_info reports for a file opened with none)"
+        what = "ROMIO's defaults (the hints MPI_File_get_info reports for a file opened with none)" \
+            if asked == "romio" else \
+            f"the file system's default layout ({' '.join(f'{k}={v}' for k, v in sorted(found.items()))})"
     else:
         system = {p.name: p for p in space.system_parameters}
         for item in filter(None, (part.strip() for part in given.split(","))):
             name, sep, value = item.partition("=")
             if not sep or name.strip() not in system:
                 raise TuneError(f"--baseline: {item!r} is not system_parameter=value (system parameters: "
-                                f"{', '.join(system)}; or --baseline romio)")
+                                f"{', '.join(system)}; or --baseline romio or filesystem)")
             try:
                 values[name.strip()] = system[name.strip()].normalise(value.strip())
             except SpaceError as error:
@@ -552,3 +560,16 @@ def baseline_values(space, workload: dict, given: str | None, read_romio: Callab
         except SpaceError:
             continue
     return kept, what, notes
+
+
+def _same_setting(parameter, level, text: str) -> bool:
+    """Whether ``level`` of ``parameter`` is the setting ``text`` a probe read (a hint's text, a layout's bytes)."""
+    from iotune.errors import SpaceError
+    from iotune.spec.mapping import hint_value
+
+    if hint_value(level).lower() == text.strip().lower():
+        return True
+    try:
+        return parameter.normalise(text.strip()) == level
+    except SpaceError:
+        return False
