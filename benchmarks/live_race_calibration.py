@@ -1,9 +1,11 @@
 """Live calibration of ``iotune tune``'s decision (issue 29): real MPI-IO runs on this machine, many tunings,
 judged against a many-repeat truth measured in the same run of the benchmark.
 
-Two workloads of a collective-buffering hint space (2 MPI processes, one shared file written and read in
-interleaved 16 or 32 KiB blocks, fsync, the page cache dropped before reads as root) whose default, ROMIO's
-automatic collective buffering with 4 MiB buffers, is slower than the best by more than 1.3x.  The truth is
+Workloads of a collective-buffering hint space (2 MPI processes, one shared file written and read in
+interleaved blocks of ``--sizes`` (default 4 and 16 KiB), ``--segments`` x 64 KiB per process, fsync, the page
+cache dropped before reads as root) whose default, ROMIO's automatic collective buffering with 4 MiB buffers,
+is slower than the best by more than 1.3x (the runs of issue 29's first pass: ``--sizes 16KiB,32KiB
+--segments 128``).  The truth is
 every configuration's geometric mean over ``--truth-repeats`` repeats, half measured before the tunings and
 half after (interleaved by the campaign's rounds), so that it holds the load the tunings saw.  Each tuning
 starts from an empty store (its own SQLite file: no prior, no other workload's noise) and runs
@@ -14,7 +16,8 @@ inside it), decided (its lower bound above 1), median width (high / low), median
 declared best's truth within 5% of the fastest, and the host's load average over the tunings.
 
     .venv/bin/python benchmarks/live_race_calibration.py [--tunings 10] [--budget 20] [--truth-repeats 10]
-        [--label quiet] [--out benchmarks/results/live_race_calibration_quiet.json]
+        [--sizes 4KiB,16KiB] [--segments 512] [--label quiet]
+        [--out benchmarks/results/live_race_calibration_quiet.json]
 """
 
 from __future__ import annotations
@@ -36,16 +39,15 @@ from iotune.recommend.decision import measured_configurations
 SPEC = """
 name: live
 parameters:
-  - {name: transfer_size, type: size, levels: [16KiB, 32KiB], role: workload, layer: application}
-  - {name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio}
-  - {name: romio_cb_read, type: categorical, levels: [automatic, disable], role: system, layer: mpiio}
-  - {name: cb_buffer_size, type: size, levels: [4MiB, 64KiB], role: system, layer: mpiio,
-     when: "romio_cb_write != 'disable'"}
-benchmark: {api: MPIIO, processes: 2, block_size: 64KiB, segment_count: 128, collective: true,
-            operation: readwrite, fsync: true}
-campaign: {repeats: 1}
+  - {{name: transfer_size, type: size, levels: [{sizes}], role: workload, layer: application}}
+  - {{name: romio_cb_write, type: categorical, levels: [automatic, enable, disable], role: system, layer: mpiio}}
+  - {{name: romio_cb_read, type: categorical, levels: [automatic, disable], role: system, layer: mpiio}}
+  - {{name: cb_buffer_size, type: size, levels: [4MiB, 64KiB], role: system, layer: mpiio,
+     when: "romio_cb_write != 'disable'"}}
+benchmark: {{api: MPIIO, processes: 2, block_size: 64KiB, segment_count: {segments}, collective: true,
+            operation: readwrite, fsync: true}}
+campaign: {{repeats: 1}}
 """
-WORKLOADS = ({"transfer_size": "16KiB"}, {"transfer_size": "32KiB"})
 
 
 def truth_of(study) -> dict[str, dict[str, float]]:
@@ -69,9 +71,9 @@ def tune_once(spec_path: Path, workload: dict, budget: int, race: bool, scratch:
                     "confirmed": result.confirmed, "race_runs": result.race_runs}
 
 
-def judge(rows: list[dict], truth: dict[str, dict[str, float]]) -> list[dict]:
+def judge(rows: list[dict], truth: dict[str, dict[str, float]], workloads: list[dict]) -> list[dict]:
     out = []
-    for workload in WORKLOADS:
+    for workload in workloads:
         for race in (True, False):
             group = [r for r in rows if r["workload"] == workload and r["race"] == race and r["gain"] is not None]
             judged = []
@@ -114,6 +116,8 @@ def main() -> int:
     parser.add_argument("--tunings", type=int, default=10, help="tunings per workload and mode")
     parser.add_argument("--budget", type=int, default=20)
     parser.add_argument("--truth-repeats", type=int, default=10)
+    parser.add_argument("--sizes", default="4KiB,16KiB", help="the workloads: transfer sizes, comma-separated")
+    parser.add_argument("--segments", type=int, default=512, help="segments of 64 KiB per process (data per run)")
     parser.add_argument("--label", default="")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
@@ -121,7 +125,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="iotune-live-") as folder:
         work = Path(folder)
         spec_path = work / "live.yaml"
-        spec_path.write_text(SPEC)
+        sizes = [size.strip() for size in args.sizes.split(",") if size.strip()]
+        workloads = [{"transfer_size": size} for size in sizes]
+        spec_path.write_text(SPEC.format(sizes=", ".join(sizes), segments=args.segments))
         scratch = work / "scratch"
         scratch.mkdir()
         loads = [os.getloadavg()[0]]
@@ -129,7 +135,7 @@ def main() -> int:
             truth_study.bench(repeats=args.truth_repeats // 2, scratch=scratch)
             rows = []
             for i in range(args.tunings):
-                for workload in WORKLOADS:
+                for workload in workloads:
                     for race in ((True, False) if i % 2 == 0 else (False, True)):
                         rows.append(tune_once(spec_path, workload, args.budget, race, scratch))
                         loads.append(os.getloadavg()[0])
@@ -139,14 +145,15 @@ def main() -> int:
                       file=sys.stderr)
             truth_study.bench(repeats=args.truth_repeats, scratch=scratch)
             truth = truth_of(truth_study)
-    summary = judge(rows, truth)
+    summary = judge(rows, truth, workloads)
     print(f"live race calibration{' (' + args.label + ')' if args.label else ''}: {len(rows)} tunings, budget "
           f"{args.budget}, truth {args.truth_repeats} repeats, {time.perf_counter() - started:.0f} s, load average "
           f"{min(loads):.1f}-{max(loads):.1f}; Python {platform.python_version()}, {os.cpu_count()} cores")
     print(markdown(summary))
     if args.out:
         Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "label": args.label,
-                                              "loads": [min(loads), max(loads)], "summary": summary, "rows": rows},
+                                              "loads": [min(loads), max(loads)], "summary": summary, "rows": rows,
+                                              "truth": truth},
                                              indent=1, default=str))
     return 0 if all(math.isfinite(s["coverage"]) for s in summary) else 1
 

@@ -105,3 +105,26 @@ def test_recommend_answers_from_the_study_that_measured_the_workload(measured):
     assert any("measured in study landscape-transfer_size=2MiB" in note for note in answer["notes"])
     assert {k: v for k, v in answer["best"].items() if v is not None} == \
         {k: v for k, v in tuned.best.configuration.to_dict().items() if v is not None}
+
+
+def test_a_tuned_studys_report_answers_from_the_study_that_measured_the_workload(measured):
+    """The study `tune` made for a value between the spec's levels reports the spec's measured workloads from the
+    study that measured them (as `recommend` does), not "measure it"."""
+    from tests.study.test_tune import Landscape
+
+    db, path = measured
+    with load_study("landscape", storage=f"sqlite:///{db}") as study:
+        study.tune(workload={"transfer_size": "2MiB"}, budget=8, runner=Landscape(seed=3), scratch=path / "scratch")
+    code, out, err = iotune("results", "--study", "landscape", "--format", "json", "--db", db)
+    assert code == 0, err
+    measured_row = next(r for r in json.loads(out) if r["workload"]["transfer_size"] == WORKLOADS["1MiB"])
+    from iotune.store import Store
+
+    with Store(db, create=False) as store:
+        data = StudyData.load(StoredStudy.open(store, "landscape-transfer_size=2MiB"))
+        section = recommendation_section(data, {"transfer_size": WORKLOADS["1MiB"]})
+    header = list(section.tables[0].columns)
+    shown = section.tables[0].rows[0]
+    assert shown[header.index("gain from")] != "none"
+    assert close(shown[header.index("expected gain (x)")], measured_row["decision"]["gain_vs_default"])
+    assert any("measured in study landscape " in p for p in section.paragraphs)

@@ -135,6 +135,7 @@ def _label(space, decision) -> str:
 def recommendation_section(data, workload: dict | None = None, workload_source: str | None = None) -> Section:
     """The decision for the given or the space's workloads, gains with intervals, and how to apply it."""
     from iotune.recommend.answer import decide
+    from iotune.recommend.elsewhere import measured_elsewhere
 
     title = "Recommendation"
     if not data.measured:
@@ -147,6 +148,7 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
         "The same answer as iotune results and iotune recommend: for a measured workload, its fastest measured "
         "configuration and how many others its runs cannot separate from it (the 95% interval of their time ratio, "
         "from the workload's pooled run-to-run noise and widened for picking the lowest, holds 1); "
+        "for a workload another study of the store measured with the same benchmark, that study's runs; "
         "for an unmeasured one, the prediction from the other workloads' runs when it beat the default on them "
         "held out one at a time, else none. No model is asked about a measured workload."])
     if notes:
@@ -154,18 +156,26 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
     space = data.space
     names = workload_names(space, workloads)
     rows, failures, detailed = [], [], None
+    elsewhere_notes: list[str] = []
     for values in workloads:
         try:
             decision = decide(space, data.measured, values)
         except IotuneError as error:
             failures.append(f"{label_of(space, values)}: {error}")
             continue
+        if decision.basis != "measured":
+            elsewhere = measured_elsewhere(data.store, data.study, values)
+            if elsewhere is not None:
+                decision = elsewhere[1]
+                elsewhere_notes.append(f"{label_of(space, values)}: {decision.notes[0]}")
         gain, low, high, basis = _gain(decision)
         rows.append((workload_label(space, values, names), _label(space, decision), decision.best_time,
                      decision.default_time, gain, low, high, basis, _how_sure(decision), len(decision.tied)))
         if detailed is None or len(decision.ranked) > len(detailed.ranked) or (detailed.best is None and decision.best):
             detailed = decision
     section.warnings += [f"No recommendation for {f}" for f in failures]
+    if elsewhere_notes:
+        section.paragraphs.append("Answered from another study of the store: " + "; ".join(elsewhere_notes) + ".")
     if not rows:
         section.empty = "No workload could be recommended for."
         return section

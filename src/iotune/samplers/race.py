@@ -223,5 +223,5 @@ class Race:
                 "interleaved, to decide with paired runs")
 
 
-__all__ = ["CONTENDER_RESERVE", "CONTENDER_ROUNDS", "DEFAULT_PRECISION", "MAX_CONTENDERS", "MIN_BUDGET", "RESERVE_SHARE", "Race",
-           "reserve_for"]
+__all__ = ["CONTENDER_RESERVE", "CONTENDER_ROUNDS", "DEFAULT_PRECISION", "MAX_CONTENDERS", "MIN_BUDGET",
+           "RESERVE_SHARE", "Race", "reserve_for"]
