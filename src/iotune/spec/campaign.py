@@ -89,8 +89,9 @@ STORAGE = f.Section("storage", [
 
 @dataclass(frozen=True)
 class Adaptive:
-    """Adaptive repeats: stop repeating a configuration once the t interval of its mean time is within
-    ``rel_half_width`` of the mean at ``confidence`` (paper 003, Sec. 6), after ``min_repeats``."""
+    """Adaptive repeats: stop repeating a configuration once the interval of its (geometric) mean time is within
+    ± ``rel_half_width`` of it at ``confidence`` (paper 003, Sec. 6, on log times as every answer states them),
+    after ``min_repeats``."""
 
     rel_half_width: float = 0.05
     confidence: float = 0.95

@@ -34,6 +34,7 @@ settings (``tuning_reasons``, by "<config key>#<repeat>").
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import time
 from collections.abc import Callable
@@ -377,14 +378,19 @@ class Campaign:
         return times
 
     def _precise_enough(self, samples: list[float], repeat: int) -> bool:
-        """With adaptive repeats: the mean time of a configuration is known well enough to stop repeating it."""
+        """With adaptive repeats: the mean time of a configuration is known well enough to stop repeating it, by the
+        interval every answer states of it (its geometric mean's, :func:`iotune.variability.confidence.
+        mean_interval`, from its own spread: the same rule as the race's ``--precision``)."""
         adaptive = self.adaptive
         if adaptive is None or repeat < adaptive.min_repeats or len(samples) < adaptive.min_repeats:
             return False
-        from iotune.variability.planner import RepeatPlanner
+        from iotune.variability.confidence import mean_interval, noise_from
 
-        planner = RepeatPlanner(adaptive.rel_half_width, adaptive.confidence, self.repeats)
-        return planner.should_stop(samples).stop
+        runs = [value for value in samples if value is not None and value > 0]
+        if len(runs) < 2:
+            return False
+        interval = mean_interval(runs, noise_from([runs], (0.0, 0)), adaptive.confidence)
+        return math.log(interval.high / interval.low) / 2 <= math.log1p(adaptive.rel_half_width)
 
     def _tell(self, configurations: list[Configuration]) -> None:
         """Tell the sampler each configuration's outcome, in ask order (one read of the store for the batch)."""
