@@ -278,7 +278,7 @@ class Study:
         from iotune.bench.platform import platform_info
         from iotune.study import Objective, Worker
         from iotune.study import Study as RunStudy
-        from iotune.study.tune import Tuning, baseline_values, extended_study_name, with_workload_levels
+        from iotune.study.tune import Tuning, extended_study_name, resolve_baseline, with_workload_levels
 
         self.spec.check_runnable()
         priors = tuple(p._study if isinstance(p, Study) else StoredStudy.open(self.store, p) for p in prior_studies)
@@ -288,19 +288,11 @@ class Study:
             ",".join(f"{k}={v}" for k, v in baseline.items())
         scratch_dir = Path(scratch) if scratch is not None else default_scratch()
 
-        def read_romio() -> dict:
-            from iotune.bench.romio_defaults import romio_defaults
-
+        def ready_scratch() -> Path:
             scratch_dir.mkdir(parents=True, exist_ok=True)
-            return romio_defaults(scratch_dir)
+            return scratch_dir
 
-        def read_layout() -> dict:
-            from iotune.fslayout import default_layout
-
-            scratch_dir.mkdir(parents=True, exist_ok=True)
-            return default_layout(scratch_dir)
-
-        base_values, base_source, base_notes = baseline_values(spec.space, values, given, read_romio, read_layout)
+        base_values, base_source, base_notes = resolve_baseline(spec.space, values, given, ready_scratch)
         target = self._study
         if extended:  # as `iotune tune` does: a study of the spec with the level added, this one as prior
             target = RunStudy.open_or_create(self.store, extended_study_name(self.name, extended), spec, resume=True,

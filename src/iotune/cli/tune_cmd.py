@@ -349,25 +349,15 @@ def _objective_text(value: float, objective: str) -> str:
 
 def _baseline(space, values: dict, given: str | None, scratch, no_baseline: bool):
     """(system values of the baseline, what it is, notes) for ``--baseline`` (:func:`iotune.study.tune.
-    baseline_values`); ROMIO's defaults are read in the scratch directory."""
-    from iotune.study.tune import SPEC_DEFAULT, baseline_values
+    resolve_baseline`, as ``Study.tune`` reads it); ROMIO's defaults and the default layout are read in the
+    scratch directory."""
+    from iotune.study.tune import SPEC_DEFAULT, resolve_baseline
 
     if given is not None and no_baseline:
         raise IotuneError("--baseline names what to measure first; --no-baseline measures none: give one of them")
     if given is None:
         return {}, SPEC_DEFAULT, []
-
-    def read_romio() -> dict:
-        from iotune.bench.romio_defaults import romio_defaults
-
-        return romio_defaults(prepare_scratch(scratch, announce=False))
-
-    def read_layout() -> dict:
-        from iotune.fslayout import default_layout
-
-        return default_layout(prepare_scratch(scratch, announce=False))
-
-    return baseline_values(space, values, given, read_romio, read_layout)
+    return resolve_baseline(space, values, given, lambda: prepare_scratch(scratch, announce=False))
 
 
 def _benchmark_trials(study) -> list:

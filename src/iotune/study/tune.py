@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -502,6 +503,25 @@ def with_workload_levels(spec, values: dict):
 def extended_study_name(study: str, extended: list[str]) -> str:
     """The study a workload with values added as levels is tuned in (``hints-transfer_size=3MiB``)."""
     return f"{study}-{'-'.join(extended)}"
+
+
+def resolve_baseline(space, workload: dict, given: str | None, scratch: Callable[[], Path]
+                     ) -> tuple[dict, str, list[str]]:
+    """:func:`baseline_values` with ROMIO's defaults and the file system's default layout read in the scratch
+    directory ``scratch()`` returns (made ready only when one of them is asked for): the one reading of
+    ``--baseline`` for ``iotune tune`` and :meth:`iotune.Study.tune`."""
+
+    def read_romio() -> dict:
+        from iotune.bench.romio_defaults import romio_defaults
+
+        return romio_defaults(scratch())
+
+    def read_layout() -> dict:
+        from iotune.fslayout import default_layout
+
+        return default_layout(scratch())
+
+    return baseline_values(space, workload, given, read_romio, read_layout)
 
 
 def baseline_values(space, workload: dict, given: str | None, read_romio: Callable[[], dict] | None = None,
