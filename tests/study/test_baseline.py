@@ -72,3 +72,19 @@ def test_romio_reports_its_default_hints_for_a_file_opened_with_none(tmp_path):
     hints = romio_defaults(tmp_path)
     assert hints["romio_cb_write"] == "automatic" and int(hints["cb_buffer_size"]) > 0
     assert list(tmp_path.iterdir()) == []  # the probe's file is gone
+
+
+def test_the_file_systems_layout_as_baseline_on_a_file_system_without_layouts_is_one_line(tmp_path):
+    import contextlib
+    import io
+
+    from iotune.cli.app import main
+
+    spec = tmp_path / "layouts.yaml"
+    spec.write_text(LAYOUT_SPACE + "benchmark: {api: POSIX, processes: 1, block_size: 1MiB, segment_count: 1}\n")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["tune", str(spec), "--budget", "2", "--baseline", "filesystem", "--db", str(tmp_path / "db"),
+                     "--scratch", str(tmp_path / "scratch")])
+    assert code == 2 and "has no file layouts" in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1
+    assert not (tmp_path / "scratch").exists() or not list((tmp_path / "scratch").iterdir())
