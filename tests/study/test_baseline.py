@@ -81,7 +81,7 @@ def test_the_file_systems_layout_as_baseline_on_a_file_system_without_layouts_is
     from iotune.cli.app import main
 
     spec = tmp_path / "layouts.yaml"
-    spec.write_text(LAYOUT_SPACE + "benchmark: {api: POSIX, processes: 1, block_size: 1MiB, segment_count: 1}\n")
+    spec.write_text(LAYOUT_SPACE + "benchmark: {api: MPIIO, processes: 1, block_size: 1MiB, segment_count: 1}\n")
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(["tune", str(spec), "--budget", "2", "--baseline", "filesystem", "--db", str(tmp_path / "db"),
