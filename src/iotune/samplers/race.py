@@ -146,19 +146,29 @@ class Race:
         """Start the next round (after dropping contenders the last ones separated); False when decided."""
         if self.round >= MIN_RACE_ROUNDS:
             current = self.estimate()
-            best = int(current.best) if current.best is not None else self.racers[0]
-            # a contender leaves once slower beyond the noise, and after CONTENDER_ROUNDS in any case (the best of
-            # the racers is then picked; the rounds left decide its gain over the baseline)
-            slower = {index for index in self.racers if index != self.baseline and index != best
+            tuned = [index for index in self.racers if index != self.baseline]
+            # the lead: the best of the racers that are not the baseline (the baseline itself may lead: then its
+            # gain over the lead is what the rounds left decide, never a reason to stop racing the lead)
+            lead = min(tuned, key=lambda index: self._relative(current, index)) if tuned else self.racers[0]
+            # a contender leaves once slower beyond the noise, and after CONTENDER_ROUNDS in any case
+            slower = {index for index in tuned if index != lead
                       and ((ratio := current.ratios.get(str(index))) is not None and ratio.low > 1.0
                            or self.round >= CONTENDER_ROUNDS)}
-            self.racers = [best] + [index for index in self.racers if index != best and index not in slower]
+            self.racers = [lead] + [index for index in self.racers if index != lead and index not in slower]
             if len(self.racers) < 2 or self._settled(current):
                 self.done = True
                 return False
         self.round += 1
         self.pending = self._ordered()
         return True
+
+    @staticmethod
+    def _relative(current: Estimate, index: int) -> float:
+        """Racer ``index``'s mean over the best's (1 for the best itself; unknown: last)."""
+        if str(index) == current.best:
+            return 1.0
+        ratio = current.ratios.get(str(index))
+        return math.inf if ratio is None else ratio.value
 
     def _resume(self) -> None:
         """After a restart mid-race: the racers are those of the last two rounds stored, the current round's

@@ -124,9 +124,10 @@ def estimate(runs: Iterable[Run], *, baseline: str | None = None, elsewhere: tup
     if blocks:
         out.racers = sorted(blocks)
         out.rounds = len({r for rounds in blocks.values() for r in rounds})
-        out.paired_noise, out.paired_dof = _paired_noise(blocks, workload_spread(values.values()))
-        out.best = min((k for k in out.racers if k in eligible),
-                       key=lambda k: (geometric_mean(blocks[k].values()), k))
+        out.paired_noise, out.paired_dof, effects = _paired_noise(blocks, workload_spread(values.values()))
+        # the best racer by its effect in log value = configuration + round: a racer dropped after the early rounds
+        # is not made best by a load that rose in the later ones (its plain mean over its own rounds would be)
+        out.best = min((k for k in out.racers if k in eligible), key=lambda k: (effects[k], k))
         out.confirmed = True
     else:
         out.best = min(eligible, key=lambda k: (out.means[k], k))
@@ -151,9 +152,11 @@ def _raced(runs: list[Run], eligible: list[str]) -> dict[str, dict[int, float]]:
     return shared
 
 
-def _paired_noise(blocks: dict[str, dict[int, float]], unpaired: tuple[float, int]) -> tuple[Noise, int]:
+def _paired_noise(blocks: dict[str, dict[int, float]], unpaired: tuple[float, int]
+                  ) -> tuple[Noise, int, dict[str, float]]:
     """The residual noise of the additive model log value = configuration + round over the raced values (fitted
-    by alternating means, exact for complete rounds), and its own degrees of freedom.  Below ``MIN_DOF`` of
+    by alternating means, exact for complete rounds), its own degrees of freedom, and each configuration's
+    effect in it.  Below ``MIN_DOF`` of
     them the missing ones are filled with this workload's unpaired spread (``unpaired``: it holds the drift the
     rounds remove, so it can only be larger), else with the conservative prior.  Other workloads' repeats are
     not pooled in: measured under other loads, a quiet store made two rounds under a drifting load look
@@ -174,7 +177,7 @@ def _paired_noise(blocks: dict[str, dict[int, float]], unpaired: tuple[float, in
     spread = math.sqrt((squares + fill**2 * missing) / (dof + missing))
     parts = [f"{dof} from the race's rounds"] + ([f"{missing} from {source}"] if missing else [])
     return Noise(spread, float(dof + missing), f"±{spread:.0%} a run, paired by round ({' + '.join(parts)} "
-                 "degrees of freedom)"), dof
+                 "degrees of freedom)"), dof, configs
 
 
 def paired_ratio(numerator: dict[int, float], denominator: dict[int, float], noise: Noise,
