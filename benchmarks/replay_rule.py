@@ -1,0 +1,116 @@
+"""Issue 31's rule for a default, from the replay's per-case rows: no cell worse than the start beyond its seed spread.
+
+    .venv/bin/python benchmarks/replay_rule.py ROWS.csv [ROWS.csv ...] --start engine-given \
+        --candidates engine,engine-both,... [--tables scout,cherrypick,hints,testbed,striping]
+
+ROWS are the CSVs ``replay.py --out`` writes (one row per table, objective, strategy, target, seed and k), of
+paired runs (``--paired``: every strategy drew the same repeats).  Only the base encoding of each table is used.
+
+A cell is a (table, objective, k).  Per seed, a strategy's share is the share of targets within 5 % of the
+optimum; a candidate is **worse beyond the seed spread** in a cell when its mean share over the seeds is below
+the start's by more than twice the standard error of the paired per-seed differences (on a table where every
+seed gives the same picks, scout and cherrypick, that error is 0: a single case lower is worse).
+
+Leave one table out: for each table X, the candidate chosen on the other tables is the one with no worse cell
+there (if several, the highest mean share there; if none, the fewest worse cells, then the highest mean), and
+it is judged on X: its worse cells on X and its mean share on X against the start's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+from collections import defaultdict
+
+BUDGETS = (3, 5, 10, 20)
+WITHIN = 0.05
+
+
+def load(paths, strategies) -> dict:
+    """(table, objective, strategy, k) -> {seed: [within 5 % per target]} for the base encodings."""
+    out: dict = defaultdict(lambda: defaultdict(list))
+    seen: dict = {}
+    for path in paths:
+        with open(path, newline="") as handle:
+            for row in csv.DictReader(handle):
+                if "~" in row["table"] or row["strategy"] not in strategies:
+                    continue
+                key = (row["table"], row["objective"], row["strategy"], int(row["k"]))
+                case = key + (row["target"], int(row["seed"]))
+                if seen.setdefault(case, path) != path:
+                    continue  # a case in several files: the first file's
+                out[key][int(row["seed"])].append(float(row["regret"]) <= WITHIN)
+    return out
+
+
+def compare(rows: dict, candidate: str, start: str, table: str, objective: str, k: int):
+    """(candidate's mean share, start's mean share, standard error of the paired difference) over common seeds."""
+    mine, theirs = rows.get((table, objective, candidate, k)), rows.get((table, objective, start, k))
+    if not mine or not theirs:
+        return None
+    seeds = sorted(set(mine) & set(theirs))
+    diffs = [sum(mine[s]) / len(mine[s]) - sum(theirs[s]) / len(theirs[s]) for s in seeds]
+    a = sum(sum(mine[s]) / len(mine[s]) for s in seeds) / len(seeds)
+    b = sum(sum(theirs[s]) / len(theirs[s]) for s in seeds) / len(seeds)
+    if len(seeds) < 2:
+        return a, b, 0.0
+    mean = sum(diffs) / len(diffs)
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
+    return a, b, sd / math.sqrt(len(seeds))
+
+
+def cells(rows: dict, tables) -> list[tuple[str, str, int]]:
+    return sorted({(t, o, k) for t, o, _, k in rows if t in tables})
+
+
+def verdict(rows, candidate, start, tables):
+    """(worse cells [(table, objective, k, candidate, start)], mean share of the candidate, of the start)."""
+    worse, a_sum, b_sum, n = [], 0.0, 0.0, 0
+    for table, objective, k in cells(rows, tables):
+        result = compare(rows, candidate, start, table, objective, k)
+        if result is None:
+            continue
+        a, b, error = result
+        a_sum, b_sum, n = a_sum + a, b_sum + b, n + 1
+        if a < b - 2.0 * error - 1e-9:
+            worse.append((table, objective, k, a, b))
+    return worse, (a_sum / n if n else math.nan), (b_sum / n if n else math.nan)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", nargs="+")
+    parser.add_argument("--start", default="engine-given")
+    parser.add_argument("--candidates", required=True, help="comma-separated; the first is today's default")
+    parser.add_argument("--tables", default="scout,cherrypick,hints,testbed,striping")
+    args = parser.parse_args()
+    candidates = args.candidates.split(",")
+    tables = args.tables.split(",")
+    rows = load(args.rows, set(candidates) | {args.start})
+    print(f"**Cells worse than the start ({args.start}) beyond the seed spread** (candidate / start share)\n")
+    print("| candidate | worse cells | mean share (start) |")
+    print("|---|---|---|")
+    for candidate in candidates:
+        worse, a, b = verdict(rows, candidate, args.start, tables)
+        listed = "; ".join(f"{t} {o} k={k}: {x:.2f} / {y:.2f}" for t, o, k, x, y in worse) or "none"
+        print(f"| {candidate} | {listed} | {a:.3f} ({b:.3f}) |")
+    print("\n**Leave one table out** (chosen on the others by the rule, then the mean share; judged on the held-out "
+          "table)\n")
+    print("| held-out table | chosen on the others (worse cells there, mean share there) | on the held-out table: "
+          "worse cells | mean share (start) |")
+    print("|---|---|---|---|")
+    for held in tables:
+        others = [t for t in tables if t != held]
+        scored = []
+        for i, candidate in enumerate(candidates):
+            worse, a, _ = verdict(rows, candidate, args.start, others)
+            scored.append((len(worse), -a, i, candidate))
+        count, minus_mean, _, chosen = min(scored)
+        worse, a, b = verdict(rows, chosen, args.start, [held])
+        listed = "; ".join(f"{o} k={k}: {x:.2f} / {y:.2f}" for _, o, k, x, y in worse) or "none"
+        print(f"| {held} | {chosen} ({count}, {-minus_mean:.3f}) | {listed} | {a:.3f} ({b:.3f}) |")
+
+
+if __name__ == "__main__":
+    main()
