@@ -128,3 +128,26 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
     # without a price (a time objective) nothing is restricted
     assert TransferTuner(rows, prior, noise=0.01).suggest(observations) == \
         TransferTuner(rows, prior, noise=0.01, trust_region=False).suggest(observations)
+
+
+def test_cost_experts_beside_time_experts_follow_a_target_whose_cost_is_shaped_like_the_others():
+    n = 10
+    candidates = line(n)
+    price = np.array([1.0, 3.0, 1.5, 4.0, 1.2, 2.5, 5.0, 2.0, 6.0, 1.1])
+    rng = np.random.default_rng(1)
+    base = 10.0 / (1 + candidates[:, 0]) + 1.0
+    time = np.array([base * s * rng.uniform(0.9, 1.1, n) for s in (1.0, 1.3, 0.8, 1.1)])
+    prior = Prior(np.repeat(np.arange(4), n), np.vstack([candidates] * 4), (time * price).ravel(),
+                  np.zeros(4 * n, dtype=bool))
+    log_cost = np.log(base * price)
+    # the target's cost is the others' cost flattened (half its log range): no stretch of their time fits it
+    target = np.exp(0.5 * (log_cost - log_cost.mean()) + 1.0)
+    runs = [(c, float(target[c])) for c in (0, 3, 6, 9)]
+    rest = [c for c in range(n) if c not in (0, 3, 6, 9)]
+    error = {}
+    for experts in ("time", "both"):
+        mean, _ = TransferTuner(candidates, prior, price=price, experts=experts, model_choice=False).predict(runs)
+        error[experts] = np.abs(mean[rest] - np.log(target[rest])).mean()
+    assert error["both"] < 0.5 * error["time"]
+    with pytest.raises(TransferError, match="experts"):
+        TransferTuner(candidates, prior, price=price, experts="cost")

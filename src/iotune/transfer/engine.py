@@ -77,6 +77,13 @@ blows up (the other workloads' cost optima are isolated points); once such a
 jump has not paid, the next choices walk down from the best run instead.
 Without a price the prior's winners are right (the time optimum is among
 their first few on every table) and nothing is restricted.
+Variants measured for issue 31 and not the default (docs/benchmarks.md, "A default chosen on every table"):
+``experts="both"`` (under a price, each prior workload is two experts, its time shape and its cost shape, each
+weighted by how well it fits the target's runs, the warm start included: each expert's own kind of regret with
+``warm_price=None``); ``lengths="prior"`` (canonical columns weighted by per-feature length scales learnt from
+the prior, ``iotune.transfer.lengths``); ``trust_start`` (misses the trust region starts with after the warm
+start: 1 is a radius of one step at once) and ``trust_explore`` (the trust region holds in the ``explore``
+regime too).
 ``diverse_start`` (0: off) adds that many runs after the warm start on a
 structurally different option (at least a full step from every run so far,
 the cheapest the model expects): a portfolio rather than one bet, measured
