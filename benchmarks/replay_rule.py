@@ -4,16 +4,20 @@
         --candidates engine,engine-both,... [--tables scout,cherrypick,hints,testbed,striping]
 
 ROWS are the CSVs ``replay.py --out`` writes (one row per table, objective, strategy, target, seed and k), of
-paired runs (``--paired``: every strategy drew the same repeats).  Only the base encoding of each table is used.
+paired runs (``--paired``: every strategy drew the same repeats).  The rule reads each table's base encoding; the
+spread reads its encoding variants (``scout~ordinal``...) where a candidate was run under them.
 
 A cell is a (table, objective, k).  Per seed, a strategy's share is the share of targets within 5 % of the
 optimum; a candidate is **worse beyond the seed spread** in a cell when its mean share over the seeds is below
 the start's by more than twice the standard error of the paired per-seed differences (on a table where every
 seed gives the same picks, scout and cherrypick, that error is 0: a single case lower is worse).
 
+The issue's other rule, **encoding spread at most 0.10**: in a cell, the largest minus the smallest mean share over
+the encodings the candidate was run under (the same seeds).  A breach counts as a worse cell.
+
 Leave one table out: for each table X, the candidate chosen on the other tables is the one with no worse cell
-there (if several, the highest mean share there; if none, the fewest worse cells, then the highest mean), and
-it is judged on X: its worse cells on X and its mean share on X against the start's.
+(nor spread breach) there (if several, the highest mean share there; if none, the fewest, then the highest
+mean), and it is judged on X: its worse cells and breaches on X and its mean share on X against the start's.
 """
 
 from __future__ import annotations
@@ -27,14 +31,17 @@ BUDGETS = (3, 5, 10, 20)
 WITHIN = 0.05
 
 
+SPREAD = 0.10
+
+
 def load(paths, strategies) -> dict:
-    """(table, objective, strategy, k) -> {seed: [within 5 % per target]} for the base encodings."""
+    """(table, objective, strategy, k) -> {seed: [within 5 % per target]}; a variant's table is ``scout~ordinal``."""
     out: dict = defaultdict(lambda: defaultdict(list))
     seen: dict = {}
     for path in paths:
         with open(path, newline="") as handle:
             for row in csv.DictReader(handle):
-                if "~" in row["table"] or row["strategy"] not in strategies:
+                if row["strategy"] not in strategies:
                     continue
                 key = (row["table"], row["objective"], row["strategy"], int(row["k"]))
                 case = key + (row["target"], int(row["seed"]))
@@ -64,6 +71,19 @@ def cells(rows: dict, tables) -> list[tuple[str, str, int]]:
     return sorted({(t, o, k) for t, o, _, k in rows if t in tables})
 
 
+def encoding_spread(rows: dict, candidate: str, table: str, objective: str, k: int) -> float | None:
+    """Largest minus smallest mean share over the encodings of ``table`` the candidate ran (common seeds)."""
+    runs = [v for (t, o, s, kk), v in rows.items()
+            if t.split("~")[0] == table and o == objective and s == candidate and kk == k]
+    if len(runs) < 2:
+        return None
+    seeds = set.intersection(*(set(r) for r in runs))
+    if not seeds:
+        return None
+    means = [sum(sum(r[s]) / len(r[s]) for s in seeds) / len(seeds) for r in runs]
+    return max(means) - min(means)
+
+
 def verdict(rows, candidate, start, tables):
     """(worse cells [(table, objective, k, candidate, start)], mean share of the candidate, of the start)."""
     worse, a_sum, b_sum, n = [], 0.0, 0.0, 0
@@ -75,6 +95,9 @@ def verdict(rows, candidate, start, tables):
         a_sum, b_sum, n = a_sum + a, b_sum + b, n + 1
         if a < b - 2.0 * error - 1e-9:
             worse.append((table, objective, k, a, b))
+        gap = encoding_spread(rows, candidate, table, objective, k)
+        if gap is not None and gap > SPREAD + 1e-9:
+            worse.append((table, objective + " spread", k, gap, SPREAD))
     return worse, (a_sum / n if n else math.nan), (b_sum / n if n else math.nan)
 
 
