@@ -128,6 +128,10 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
     # without a price (a time objective) nothing is restricted
     assert TransferTuner(rows, prior, noise=0.01).suggest(observations) == \
         TransferTuner(rows, prior, noise=0.01, trust_region=False).suggest(observations)
+    # trust_start: the region is one step wide from the warm start on (a variant, not the default)
+    assert TransferTuner(rows, prior, price=price).trust_radius(warm) == math.inf
+    assert TransferTuner(rows, prior, price=price, trust_start=1).trust_radius(warm) == 1.0
+    assert TransferTuner(rows, prior, price=price, trust_start=1).trust_radius(observations) == 0.25
 
 
 def test_cost_experts_beside_time_experts_follow_a_target_whose_cost_is_shaped_like_the_others():
