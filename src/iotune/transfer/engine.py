@@ -77,7 +77,7 @@ blows up (the other workloads' cost optima are isolated points); once such a
 jump has not paid, the next choices walk down from the best run instead.
 Without a price the prior's winners are right (the time optimum is among
 their first few on every table) and nothing is restricted.
-Variants measured for issue 31 and not the default (docs/benchmarks.md, "A default chosen on every table"):
+Variants measured for issue 31 and not the default (docs/benchmarks.md, "A default chosen on every table", issue 31):
 ``experts="both"`` (under a price, each prior workload is two experts, its time shape and its cost shape, each
 weighted by how well it fits the target's runs, the warm start included: each expert's own kind of regret with
 ``warm_price=None``); ``lengths="prior"`` (canonical columns weighted by per-feature length scales learnt from
