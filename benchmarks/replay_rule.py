@@ -107,10 +107,19 @@ def main() -> None:
     parser.add_argument("--start", default="engine-given")
     parser.add_argument("--candidates", required=True, help="comma-separated; the first is today's default")
     parser.add_argument("--tables", default="scout,cherrypick,hints,testbed,striping")
+    parser.add_argument("--fill", default="", metavar="A,B=SOURCE",
+                        help="cells (table, objective) A and B were not run on are SOURCE's: for variants that act "
+                             "only under a price, whose time cells are SOURCE's by construction")
     args = parser.parse_args()
     candidates = args.candidates.split(",")
     tables = args.tables.split(",")
-    rows = load(args.rows, set(candidates) | {args.start})
+    filled, _, source = args.fill.partition("=")
+    rows = load(args.rows, set(candidates) | {args.start} | ({source} if source else set()))
+    for name in filled.split(",") if source else []:
+        have = {(t, o) for t, o, s, _ in rows if s == name}
+        for (t, o, s, k), seeds in list(rows.items()):
+            if s == source and (t, o) not in have:
+                rows[(t, o, name, k)] = seeds
     print(f"**Cells worse than the start ({args.start}) beyond the seed spread** (candidate / start share)\n")
     print("| candidate | worse cells | mean share (start) |")
     print("|---|---|---|")
