@@ -132,6 +132,8 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
     assert TransferTuner(rows, prior, price=price).trust_radius(warm) == math.inf
     assert TransferTuner(rows, prior, price=price, trust_start=1).trust_radius(warm) == 1.0
     assert TransferTuner(rows, prior, price=price, trust_start=1).trust_radius(observations) == 0.25
+    with pytest.raises(TransferError, match="trust_start"):
+        TransferTuner(rows, prior, price=price, trust_start=-1)
 
 
 

@@ -172,6 +172,8 @@ class TransferTuner:
             raise TransferError(f"experts must be one of {', '.join(EXPERTS)}, got {experts!r}")
         if lengths not in LENGTHS:
             raise TransferError(f"lengths must be one of {', '.join(LENGTHS)}, got {lengths!r}")
+        if isinstance(trust_start, bool) or not isinstance(trust_start, int) or trust_start < 0:
+            raise TransferError(f"trust_start must be a whole number of misses, 0 or more, got {trust_start!r}")
         if normalise not in NORMALISATIONS:
             raise TransferError(f"normalise must be one of {', '.join(NORMALISATIONS)}, got {normalise!r}")
         if not isinstance(prior, Prior):
