@@ -362,6 +362,11 @@ EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engin
          "engine-warmboth": _product(warm_price=None), "engine-warmcost": _product(warm_price=1.0),
          "engine-warmboth3": _product(warm_price=None, warm_start=3), "engine-means": _product(means=True),
          "engine-logmean": _product(declare="engine"),
-         "engine-notrust": _product(trust_region=False), "engine-direct-notrust": _engine(trust_region=False),
+         "engine-notrust": _product(trust_region=False),
+         "engine-both": _product(experts="both"), "engine-lengths": _product(lengths="prior"),
+         "engine-lengths-trust": _product(lengths="prior", trust_start=1, trust_explore=True),
+         "engine-lengths-both-trust": _product(lengths="prior", experts="both", trust_start=1, trust_explore=True),
+         "engine-trust1": _product(trust_start=1, trust_explore=True),
+         "engine-direct-notrust": _engine(trust_region=False),
          "tpe": optuna_tpe, "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
 """Slower strategies run only when named (``--strategies``)."""

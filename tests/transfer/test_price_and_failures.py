@@ -128,3 +128,52 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
     # without a price (a time objective) nothing is restricted
     assert TransferTuner(rows, prior, noise=0.01).suggest(observations) == \
         TransferTuner(rows, prior, noise=0.01, trust_region=False).suggest(observations)
+    # trust_start: the region is one step wide from the warm start on (a variant, not the default)
+    assert TransferTuner(rows, prior, price=price).trust_radius(warm) == math.inf
+    assert TransferTuner(rows, prior, price=price, trust_start=1).trust_radius(warm) == 1.0
+    assert TransferTuner(rows, prior, price=price, trust_start=1).trust_radius(observations) == 0.25
+    with pytest.raises(TransferError, match="trust_start"):
+        TransferTuner(rows, prior, price=price, trust_start=-1)
+
+
+
+def test_trust_explore_holds_the_trust_region_when_the_prior_is_not_trusted():
+    rows = np.array([[1, 0, x] for x in range(5)] + [[0, 1, x] for x in range(5)], dtype=float)
+    price = np.array([4.0] * 5 + [1.0] * 5)
+
+    def times(slowdown):
+        return np.where(rows[:, 0] == 1, 1.0, slowdown) * 10.0 / (1.0 + rows[:, 2])
+
+    prior = Prior(np.repeat(np.arange(3), 10), np.vstack([rows] * 3),
+                  np.concatenate([times(s) * price for s in (1.5, 1.8, 1.6)]), np.zeros(30, dtype=bool))
+    target = times(8.0) * price
+    observations = [(c, float(target[c])) for c in (4, 3, 9)]  # the best run is 4; 9 (cheap) missed
+    # canonical rows: a change of category is one step, a size its rank difference (a quarter per level)
+    distance = np.sqrt((rows[:, 0] != rows[4, 0]) + ((rows[:, 2] - rows[4, 2]) / 4.0) ** 2)
+    tuner = TransferTuner(rows, prior, price=price, noise=0.01)
+    assert tuner.regime(observations) == "explore" and tuner.trust_radius(observations) == 1.0
+    assert distance[tuner.suggest(observations)[0]] > 1.0  # explore is not held by default
+    held = TransferTuner(rows, prior, price=price, noise=0.01, trust_explore=True).suggest(observations)[0]
+    assert distance[held] <= 1.0
+
+def test_cost_experts_beside_time_experts_follow_a_target_whose_cost_is_shaped_like_the_others():
+    n = 10
+    candidates = line(n)
+    price = np.array([1.0, 3.0, 1.5, 4.0, 1.2, 2.5, 5.0, 2.0, 6.0, 1.1])
+    rng = np.random.default_rng(1)
+    base = 10.0 / (1 + candidates[:, 0]) + 1.0
+    time = np.array([base * s * rng.uniform(0.9, 1.1, n) for s in (1.0, 1.3, 0.8, 1.1)])
+    prior = Prior(np.repeat(np.arange(4), n), np.vstack([candidates] * 4), (time * price).ravel(),
+                  np.zeros(4 * n, dtype=bool))
+    log_cost = np.log(base * price)
+    # the target's cost is the others' cost flattened (half its log range): no stretch of their time fits it
+    target = np.exp(0.5 * (log_cost - log_cost.mean()) + 1.0)
+    runs = [(c, float(target[c])) for c in (0, 3, 6, 9)]
+    rest = [c for c in range(n) if c not in (0, 3, 6, 9)]
+    error = {}
+    for experts in ("time", "both"):
+        mean, _ = TransferTuner(candidates, prior, price=price, experts=experts, model_choice=False).predict(runs)
+        error[experts] = np.abs(mean[rest] - np.log(target[rest])).mean()
+    assert error["both"] < 0.5 * error["time"]
+    with pytest.raises(TransferError, match="experts"):
+        TransferTuner(candidates, prior, price=price, experts="cost")

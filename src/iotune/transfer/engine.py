@@ -77,6 +77,13 @@ blows up (the other workloads' cost optima are isolated points); once such a
 jump has not paid, the next choices walk down from the best run instead.
 Without a price the prior's winners are right (the time optimum is among
 their first few on every table) and nothing is restricted.
+Variants measured for issue 31 and not the default (docs/benchmarks.md, "A default chosen on every table", issue 31):
+``experts="both"`` (under a price, each prior workload is two experts, its time shape and its cost shape, each
+weighted by how well it fits the target's runs, the warm start included: each expert's own kind of regret with
+``warm_price=None``); ``lengths="prior"`` (canonical columns weighted by per-feature length scales learnt from
+the prior, ``iotune.transfer.lengths``); ``trust_start`` (misses the trust region starts with after the warm
+start: 1 is a radius of one step at once) and ``trust_explore`` (the trust region holds in the ``explore``
+regime too).
 ``diverse_start`` (0: off) adds that many runs after the warm start on a
 structurally different option (at least a full step from every run so far,
 the cheapest the model expects): a portfolio rather than one bet, measured
@@ -111,11 +118,14 @@ from iotune.transfer import evidence
 from iotune.transfer.canonical import Canonical
 from iotune.transfer.errors import TransferError
 from iotune.transfer.gp import GaussianProcess, matern52
+from iotune.transfer.lengths import relevance
 from iotune.transfer.observations import Summary, summarise
 from iotune.transfer.prior import Prior, PriorMatrix, lay_over
 
 NORMALISATIONS = ("zscore", "rank")
 ENCODINGS = ("canonical", "given")
+EXPERTS = ("time", "both")
+LENGTHS = ("even", "prior")
 REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
 DEFAULT_NOISE = 0.02
 # Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
@@ -147,7 +157,8 @@ class TransferTuner:
                  impute_failures: bool = True, regimes: bool = True, agreement_below: float = 0.0,
                  bound_slack: float | None = 2.0, explore_after: int = 10,
                  diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float | None = 0.0,
-                 trust_region: bool = True, encoding: str = "canonical"):
+                 trust_region: bool = True, encoding: str = "canonical", experts: str = "time",
+                 lengths: str = "even", trust_start: int = 0, trust_explore: bool = False):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -157,6 +168,12 @@ class TransferTuner:
         prior = Prior.empty(candidates.shape[1]) if prior is None else prior
         if encoding not in ENCODINGS:
             raise TransferError(f"encoding must be one of {', '.join(ENCODINGS)}, got {encoding!r}")
+        if experts not in EXPERTS:
+            raise TransferError(f"experts must be one of {', '.join(EXPERTS)}, got {experts!r}")
+        if lengths not in LENGTHS:
+            raise TransferError(f"lengths must be one of {', '.join(LENGTHS)}, got {lengths!r}")
+        if isinstance(trust_start, bool) or not isinstance(trust_start, int) or trust_start < 0:
+            raise TransferError(f"trust_start must be a whole number of misses, 0 or more, got {trust_start!r}")
         if normalise not in NORMALISATIONS:
             raise TransferError(f"normalise must be one of {', '.join(NORMALISATIONS)}, got {normalise!r}")
         if not isinstance(prior, Prior):
@@ -190,14 +207,22 @@ class TransferTuner:
         self.warm_price = warm_price
         self.trust_region = trust_region
         self.encoding = encoding
+        self.experts = experts
+        self.lengths = lengths
+        self.trust_start = trust_start
+        self.trust_explore = trust_explore
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
         self._span = np.where(span > 0, span, 1.0) * _one_hot_stretch(rows)
         self._canonical = Canonical(rows, *_effects(prior, log)) if encoding == "canonical" else None
+        self._weights = relevance(self._canonical, *_effects(prior, log, by_workload=True)) \
+            if self._canonical is not None and lengths == "prior" else None
         self._unit = self._scale(candidates)
         self.prior: PriorMatrix = lay_over(prior, candidates, self._scale, log, normalise, self._offset)
         self._similarity = self._workload_similarity(workload)
+        self._cost_shape = _shape(self.prior.level + self._offset, normalise) \
+            if experts == "both" and self._offset.any() and self.prior.workloads else None
         # what the other workloads predicted before the target ran anything (log value, price included)
         self._consensus = self._similarity @ self.prior.level + self._offset if self.prior.workloads else None
 
@@ -269,7 +294,7 @@ class TransferTuner:
         self._summarise(observations)  # the same checks of the observations as everywhere else
         if not self.trust_region or not self._offset.any() or self.prior.workloads == 0:
             return math.inf
-        misses, best, succeeded = 0, math.inf, 0
+        misses, best, succeeded = self.trust_start, math.inf, 0
         for _, value in observations:
             if value is None or not math.isfinite(value):
                 if succeeded >= self.warm_start:
@@ -298,7 +323,8 @@ class TransferTuner:
 
     def _scale(self, rows: np.ndarray) -> np.ndarray:
         if self._canonical is not None:
-            return self._canonical.transform(rows)
+            unit = self._canonical.transform(rows)
+            return unit if self._weights is None else unit * self._weights
         return (np.asarray(rows, dtype=float) - self._low) / self._span
 
     def _raw(self, value: float) -> float:
@@ -340,27 +366,42 @@ class TransferTuner:
         return self.prior.noise if self.prior.noise is not None else DEFAULT_NOISE
 
     def _experts(self, summary: Summary, noise: float):
-        """Per prior workload: predictions (J, n) of the target and log-weights (J,)."""
+        """Per expert: predictions (E, n) of the target and log-weights (E,).  The experts are the prior
+        workloads (E = J); with ``experts="both"`` under a known price, each prior workload twice: its time shape
+        and its cost shape (E = 2J, time first), each kind weighted by how well it has fitted the target's runs."""
+        pred, logw = self._fit_experts(summary, noise, self.prior.shape, self.prior.spread, np.zeros(0))
+        if self._cost_shape is None:
+            return pred, logw
+        shape, spread = self._cost_shape
+        cost_pred, cost_logw = self._fit_experts(summary, noise, shape, spread, self._offset)
+        return np.vstack([pred, cost_pred]), np.concatenate([logw, cost_logw])
+
+    def _fit_experts(self, summary: Summary, noise: float, shape: np.ndarray, spread: float, offset: np.ndarray):
+        """Experts of one kind: the target's log values plus ``offset`` (a log price, or none) as ``a + b shape``
+        per prior workload; predictions returned without the offset (the engine's units)."""
         P = self.prior
-        spread = P.spread
         logw = np.log(np.maximum(self._similarity, 1e-300))
         seen, y = summary.measured, summary.mean
         if len(seen) == 0:
             pred = P.level.copy()
         else:
-            Z = P.shape[:, seen]
+            if len(offset):
+                y = y + offset[seen]
+            Z = shape[:, seen]
             zbar = Z.mean(axis=1)
             ybar = y.mean()
             zc = Z - zbar[:, None]
             slope = (zc @ (y - ybar) + self.ridge * spread) / ((zc**2).sum(axis=1) + self.ridge)
             slope = np.maximum(slope, 0.0)
             intercept = ybar - slope * zbar
-            pred = intercept[:, None] + slope[:, None] * P.shape
+            pred = intercept[:, None] + slope[:, None] * shape
             residual = y - pred[:, seen]
             scale2 = noise**2 + self._misfit() ** 2
             logw = logw - (summary.count * residual**2).sum(axis=1) / (2.0 * scale2)
+            if len(offset):
+                pred = pred - offset
         for c in summary.failed:
-            consistent = P.failed[:, c] | (P.shape[:, c] >= 0.5)
+            consistent = P.failed[:, c] | (shape[:, c] >= 0.5)
             logw = logw + np.where(consistent, 0.0, math.log(self.failure_penalty))
         return pred, logw
 
@@ -524,7 +565,7 @@ class TransferTuner:
         if self.diverse_start and len(summary.measured) + len(summary.failed) + len(chosen) \
                 < self.warm_start + self.diverse_start:
             return self._diverse(summary, chosen, fresh)
-        if regime == "prior" and math.isfinite(radius):
+        if (regime == "prior" or (self.trust_explore and regime == "explore")) and math.isfinite(radius):
             # a trust region around the best run (TuRBO): the experts extrapolate badly to the cheapest
             # candidates under a price, so after a run they got wrong the next stays nearer what is known
             centre = summary.measured[int(np.argmin(summary.mean + self._offset[summary.measured]))]
@@ -558,26 +599,38 @@ class TransferTuner:
         w = self._normalise(logw)
         tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
         score = np.zeros(len(self.candidates))
-        for share, loss in self._warm_losses(summary, w):
+        J = self.prior.workloads
+        if len(w) > J:
+            if self.warm_price is None:  # each expert's own kind of regret, weighted by its fit
+                losses = self._warm_losses(summary, w[:J] + w[J:], kinds=[0.0, 1.0], by_rank=False)
+                pairs = [(1.0, np.vstack([loss for _, loss in losses]))]
+            else:
+                w = w[:J] + w[J:]
+                pairs = self._warm_losses(summary, w)
+        else:
+            pairs = self._warm_losses(summary, w)
+        for share, loss in pairs:
             current = loss[:, tried].min(axis=1) if tried else np.full(len(w), self.regret_cap)
             score += share * (w @ np.minimum(current[:, None], loss) + 1e-3 * (w @ loss))
         score = np.where(fresh, score, np.inf)
         return int(np.argmin(score))
 
-    def _warm_losses(self, summary: Summary, w: np.ndarray) -> list[tuple[float, np.ndarray]]:
+    def _warm_losses(self, summary: Summary, w: np.ndarray, kinds=None,
+                     by_rank: bool = True) -> list[tuple[float, np.ndarray]]:
         """(share, capped regrets (J, n)) of each kind of prior the warm start draws on.  Without a price: the
         other workloads' regrets.  With one: ``warm_price`` 0 their time regrets, 1 their cost regrets, None
         both, each weighted by how well it has ranked the target's own runs so far: (1 + Spearman's rho
         between its weighted regrets and the target's costs at the runs), equal shares until two runs succeeded."""
         if not self._offset.any() or self.warm_price == 1.0:
             return [(1.0, np.minimum(self.prior.regret, self.regret_cap))]
-        kinds = [0.0, 1.0] if self.warm_price is None else [self.warm_price]
+        if kinds is None:
+            kinds = [0.0, 1.0] if self.warm_price is None else [self.warm_price]
         losses = []
         for kind in kinds:
             priced = np.where(self.prior.failed, np.inf, self.prior.level + kind * self._offset)
             losses.append(np.minimum(np.exp(priced - priced.min(axis=1, keepdims=True)) - 1.0, self.regret_cap))
         shares = np.ones(len(kinds))
-        if len(kinds) > 1 and len(summary.measured) >= 2:
+        if by_rank and len(kinds) > 1 and len(summary.measured) >= 2:
             cost = summary.mean + self._offset[summary.measured]
             for i, loss in enumerate(losses):
                 rho = evidence.agreement(w @ loss[:, summary.measured], cost)
@@ -648,9 +701,9 @@ def _known_price(price, candidates: np.ndarray, prior: Prior, log: bool) -> tupl
                                  prior.workload_features)
 
 
-def _effects(prior: Prior, log: bool) -> tuple[np.ndarray, np.ndarray]:
+def _effects(prior: Prior, log: bool, by_workload: bool = False) -> tuple:
     """The prior's successful runs' rows and values less their workload's mean (log units when ``log``): what
-    ``Canonical`` orders a feature's levels by."""
+    ``Canonical`` orders a feature's levels by (``by_workload``: and each run's workload label)."""
     ok = ~prior.failed
     values = np.log(prior.values[ok]) if log else prior.values[ok]
     labels = prior.workloads[ok]
@@ -658,7 +711,20 @@ def _effects(prior: Prior, log: bool) -> tuple[np.ndarray, np.ndarray]:
     for label in set(labels.tolist()):
         mine = labels == label
         centred[mine] = values[mine] - values[mine].mean()
+    if by_workload:
+        return prior.configurations[ok], centred, labels
     return prior.configurations[ok], centred
+
+
+def _shape(level: np.ndarray, normalise: str) -> tuple[np.ndarray, float]:
+    """Each row of ``level`` (log values) standardised, as ``prior.lay_over`` makes a workload's shape, and the
+    median of the rows' standard deviations (their typical spread)."""
+    spread = level.std(axis=1, keepdims=True)
+    spread[spread == 0] = 1.0
+    if normalise == "rank":
+        ranks = level.argsort(axis=1, kind="stable").argsort(axis=1, kind="stable")
+        return norm.ppf((ranks + 0.5) / level.shape[1]), float(np.median(spread))
+    return (level - level.mean(axis=1, keepdims=True)) / spread, float(np.median(spread))
 
 
 def _positive(values, n: int, what: str) -> np.ndarray:
