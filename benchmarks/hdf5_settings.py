@@ -119,6 +119,46 @@ def layout_text(layout: dict | None) -> str:
             f"{format_size(int(layout.get('object_size', 0)))}")
 
 
+def report(times: dict[tuple[int, str], list[float]], workloads: list[int], variants: list[str]) -> None:
+    """Per workload: each variant's geometric mean, its ratio to the defaults with the 95 % interval from the pooled
+    noise (Sidak over the variants), and the best variant's gain over the defaults."""
+    for datasets in workloads:
+        noise = estimate_noise([times[(datasets, v)] for v in variants])
+        base = times[(datasets, "defaults")]
+        print(f"\ndatasets={datasets}: noise {noise.source}")
+        print(f"{'variant':42} {'mean s':>8} {'x defaults':>10} {'95% interval':>16}  beyond noise")
+        ratios = {}
+        for variant in variants:
+            mine = times[(datasets, variant)]
+            mean = statistics.geometric_mean(mine)
+            if variant == "defaults":
+                print(f"{variant:42} {mean:8.3f} {'1':>10} {'':>16}")
+                continue
+            ratio = ratios[variant] = ratio_interval(mine, base, noise, comparisons=len(variants) - 1)
+            beyond = "slower" if ratio.low > 1 else "faster" if ratio.high < 1 else "no"
+            interval = f"[{ratio.low:.2f}, {ratio.high:.2f}]"
+            print(f"{variant:42} {mean:8.3f} {ratio.value:10.2f} {interval:>16}  {beyond}")
+        best = min(ratios, key=lambda v: ratios[v].value)
+        ratio = ratios[best]
+        verdict = "beyond the noise" if ratio.high < 1 else "within the noise"
+        print(f"best over HDF5's defaults: {best}, gain {1 / ratio.value:.2f}x [{1 / ratio.high:.2f}, "
+              f"{1 / ratio.low:.2f}] ({verdict})")
+
+
+def report_csv(path: Path) -> None:
+    """The tables of a CSV this benchmark wrote (``--report``), without running anything."""
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    times: dict[tuple[int, str], list[float]] = {}
+    for row in rows:
+        times.setdefault((int(row["datasets"]), row["variant"]), []).append(float(row["seconds"]))
+    present = {variant for _, variant in times}
+    variants = [v for v in [*VARIANTS, *LAYOUT_VARIANTS] if v in present]
+    rounds = len({row["round"] for row in rows})
+    print(f"{path}: {len(rows)} trials, {rounds} rounds, {int(rows[0]['bytes']) // 2**20} MiB per file")
+    report(times, sorted({d for d, _ in times}), variants)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -131,7 +171,11 @@ def main() -> None:
     parser.add_argument("--cephfs", action="store_true", help="on a CephFS testbed built for the run (root)")
     parser.add_argument("--servers", type=int, default=3, help="OSDs of the CephFS testbed")
     parser.add_argument("--mbps", type=float, default=5.0, help="each OSD's write limit, MB/s")
+    parser.add_argument("--report", type=Path, default=None, metavar="CSV", help="print the tables of a CSV written "
+                        "before, run nothing")
     args = parser.parse_args()
+    if args.report:
+        return report_csv(args.report)
     size, transfer = parse_size(args.size), parse_size(args.transfer)
     variants = [*VARIANTS, *(LAYOUT_VARIANTS if args.cephfs else ())]
     cells = [(d, v) for d in args.datasets for v in variants]
@@ -167,22 +211,7 @@ def main() -> None:
         writer.writerows(rows)
     print(f"2 ranks x {format_size(size)} in {format_size(transfer)} transfers, write + fsync, {args.repeats} "
           f"interleaved rounds; load average {load_before[0]:.1f} before, {load_after[0]:.1f} after")
-    for datasets in args.datasets:
-        own = [times[(datasets, v)] for v in variants]
-        noise = estimate_noise(own)
-        base = times[(datasets, "defaults")]
-        print(f"\ndatasets={datasets}: noise {noise.source}")
-        print(f"{'variant':38} {'mean s':>8} {'x defaults':>10} {'95% interval':>16}  beyond noise")
-        for variant in variants:
-            mine = times[(datasets, variant)]
-            mean = statistics.geometric_mean(mine)
-            if variant == "defaults":
-                print(f"{variant:38} {mean:8.3f} {'1':>10} {'':>16}")
-                continue
-            ratio = ratio_interval(mine, base, noise, comparisons=len(variants) - 1)
-            beyond = "slower" if ratio.low > 1 else "faster" if ratio.high < 1 else "no"
-            interval = f"[{ratio.low:.2f}, {ratio.high:.2f}]"
-            print(f"{variant:38} {mean:8.3f} {ratio.value:10.2f} {interval:>16}  {beyond}")
+    report(times, args.datasets, variants)
     for problem in sorted(problems):
         print(f"not in effect: {problem}")
     print(f"trials: {args.csv}")
