@@ -1,5 +1,5 @@
-"""The HDF5 settings ground truth on the CephFS testbed (data/ground_truth/hdf5_cephfs.csv, benchmarks/hdf5_settings.py
---cephfs): every variant, layouts included, of every workload in every round, each trial's HDF5 settings, hints and
+"""The HDF5 settings ground truth on the CephFS testbed (data/ground_truth/hdf5_cephfs*.csv: OSDs at 5 and at 2 MB/s;
+benchmarks/hdf5_settings.py --cephfs): every variant, layouts included, of every workload in every round, each trial's HDF5 settings, hints and
 CephFS layout in effect as asked (the layout read back from the file after the write).  Needs only the CSV."""
 
 import csv
@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-CSV = Path(__file__).resolve().parents[2] / "data" / "ground_truth" / "hdf5_cephfs.csv"
-pytestmark = pytest.mark.skipif(not CSV.exists(), reason=f"{CSV.name} has not been measured yet")
+DATA = Path(__file__).resolve().parents[2] / "data" / "ground_truth"
 
 
-@pytest.fixture(scope="module")
-def rows():
-    with open(CSV, newline="") as handle:
+@pytest.fixture(scope="module", params=["hdf5_cephfs.csv", "hdf5_cephfs_2mbps.csv"])
+def rows(request):
+    path = DATA / request.param
+    if not path.exists():
+        pytest.skip(f"{path.name} has not been measured yet")
+    with open(path, newline="") as handle:
         return list(csv.DictReader(handle))
 
 
