@@ -19,10 +19,12 @@ all lie within the noise of each other here ({automatic, disable} x {16 MiB, 1 M
 
 Prints the truth table, each tuning's pick with its truth rank and regret (truth time of the pick / truth time of
 the fastest), and the machine's load before and after.  A tuning *agrees* with the truth when the three things it
-says hold there: its pick is in the truth's tied set; its tied set (the pick and every configuration it measured
-but could not tell from it, ``tied_with_best``) holds the truth's fastest; and its gain over the default (a 95 %
-interval) covers the truth's gain of that pick over the same default (the ratio of their geometric means; a tuning
-whose pick is the default states no gain).
+says hold there: its pick is in the truth's tied set; no configuration it measured and said its pick beats (left out
+of ``tied_with_best``, the pick and what its runs cannot tell from it) is faster in the truth; and its gain over the
+default (a 95 % interval) covers the truth's gain of that pick over the same default (the ratio of their geometric
+means; a tuning whose pick is the default states no gain).  A budget smaller than the space says nothing of the
+configurations it did not measure; how often it measured the truth's fastest is printed beside.  ``--out`` keeps the
+truth's runs and every tuning's summary as JSON.
 
     .venv/bin/python benchmarks/app_pmpi_truth.py [--rounds 10] [--tunings 5] [--budget 8]
         [--kernel mpiio|hdf5] [--python PYTHON] [--space full|small|flat]
@@ -145,6 +147,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kernel", choices=sorted(KERNELS), default="mpiio")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the kernel (its mpiexec too)")
+    parser.add_argument("--out", type=Path, default=None, help="the truth's runs and the tunings' summaries, JSON")
     parser.add_argument("--space", choices=sorted(SPACES), default="full", help="full: 3 x 3; small, flat: 2 x 2 "
                         "spaces a budget of 8 searches whole (module docstring)")
     args = parser.parse_args()
@@ -165,6 +168,10 @@ def main() -> None:
             print(f"step {step + 1}: {min(step + 1, args.rounds)} truth round(s), {len(summaries)} tuning(s), "
                   f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
+    if args.out:
+        args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "load": [load_before, load_after],
+                                        "truth": [[*key, values] for key, values in times.items()],
+                                        "tunings": summaries}, indent=1, default=str))
     means = {key: geometric_mean(values) for key, values in times.items()}
     ranked = sorted(means, key=means.get)
     fastest = ranked[0]
@@ -179,19 +186,23 @@ def main() -> None:
         values = times[key]
         print(f"{rank:>4}  {key[0]:<14} {key[1]:<14} {means[key]:>10.4f} {statistics.median(values):>9.4f} "
               f"{min(values):>7.4f}..{max(values):<7.4f}  {'yes' if key in tied else 'no'}")
-    agreed, covered, regrets, gains, agreements, tied_sizes, widths = 0, 0, [], [], 0, [], []
+    agreed, covered, regrets, gains, agreements, tied_sizes, widths, honest, found = 0, 0, [], [], 0, [], [], 0, 0
     print(f"tunings: budget {args.budget} ({args.budget - reserve_for(args.budget)} search runs, then the race), "
           "fresh store each")
     for seed, summary in enumerate(summaries):
         key = key_of(summary["best"]["configuration"])
         claimed = {key_of(c) for c in summary["tied_with_best"]} | {key}
+        measured = {key_of(step["configuration"]) for step in summary["history"]}
+        beaten_but_faster = {k for k in measured - claimed if means[k] < means[key]}
         regret = means[key] / means[fastest]
         gain = gain_agrees(summary, key, means)
         agreed += key in tied
         covered += fastest in claimed
         tied_sizes.append(len(claimed))
         gains.append(gain)
-        agreements += key in tied and gain is not False and fastest in claimed
+        agreements += key in tied and gain is not False and not beaten_but_faster
+        honest += not beaten_but_faster
+        found += fastest in measured
         regrets.append(regret)
         said = "separated from the runner-up" if summary["separated_from_runner_up"] else \
             "not separated from the runner-up"
@@ -207,15 +218,17 @@ def main() -> None:
         print(f"  seed {seed}: picked {key[0]} {key[1]} (tuning's mean {summary['best']['mean']:.4f} s over "
               f"{summary['best']['runs']} run(s), {said}, race {summary['race']['rounds']} round(s)); truth rank "
               f"{ranked.index(key) + 1}, regret {regret:.3f}x, {'in' if key in tied else 'NOT in'} the truth's tied "
-              f"set; tied set of {len(claimed)}{' with' if fastest in claimed else ' WITHOUT'} the truth's fastest; "
+              f"set; measured {len(measured)}{' with' if fastest in measured else ' without'} the truth's fastest, "
+              f"tied set of {len(claimed)}, {len(beaten_but_faster)} said beaten but faster in the truth; "
               f"{gain_text}")
     stated = [g for g in gains if g is not None]
     print(f"agreement: {agreements}/{len(summaries)} tunings agree with the truth (all three below); "
           f"{agreed}/{len(summaries)} picks in the truth's tied set ({len(tied)} of {len(times)} configurations); "
           f"{sum(stated)}/{len(stated)} stated gains cover the truth's (interval high/low "
           f"{statistics.median(widths) if widths else float('nan'):.1f}x at the median); "
-          f"{covered}/{len(summaries)} tunings have the truth's fastest in their tied set (their pick and "
-          f"what they could not tell from it, {statistics.median(tied_sizes):g} configuration(s) at the median); "
+          f"{honest}/{len(summaries)} said beaten no configuration faster in the truth; tied sets of "
+          f"{statistics.median(tied_sizes):g} configuration(s) at the median; {found}/{len(summaries)} measured the "
+          f"truth's fastest, {covered}/{len(summaries)} have it in their tied set; "
           f"median regret {statistics.median(regrets):.3f}x, worst "
           f"{max(regrets):.3f}x; the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest")
     print(f"load average (1, 5, 15 min) before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
