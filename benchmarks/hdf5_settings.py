@@ -145,18 +145,53 @@ def report(times: dict[tuple[int, str], list[float]], workloads: list[int], vari
               f"{1 / ratio.low:.2f}] ({verdict})")
 
 
-def report_csv(path: Path) -> None:
-    """The tables of a CSV this benchmark wrote (``--report``), without running anything."""
+def read_csv(path: Path) -> tuple[dict[tuple[int, str], list[float]], list[str], list[dict]]:
+    """A CSV this benchmark wrote: the times by (datasets, variant), the variants in it (in order), its rows."""
     with open(path, newline="") as handle:
         rows = list(csv.DictReader(handle))
     times: dict[tuple[int, str], list[float]] = {}
     for row in rows:
         times.setdefault((int(row["datasets"]), row["variant"]), []).append(float(row["seconds"]))
     present = {variant for _, variant in times}
-    variants = [v for v in [*VARIANTS, *LAYOUT_VARIANTS] if v in present]
+    return times, [v for v in [*VARIANTS, *LAYOUT_VARIANTS] if v in present], rows
+
+
+def report_csv(path: Path) -> None:
+    """The tables of a CSV this benchmark wrote (``--report``), without running anything."""
+    times, variants, rows = read_csv(path)
     rounds = len({row["round"] for row in rows})
     print(f"{path}: {len(rows)} trials, {rounds} rounds, {int(rows[0]['bytes']) // 2**20} MiB per file")
     report(times, sorted({d for d, _ in times}), variants)
+
+
+def summary_table(paths: list[Path]) -> None:
+    """One markdown table over several CSVs (``--table``): each variant's ratio to HDF5's defaults per CSV and
+    workload, in bold where beyond the noise, and the best variant's gain over the defaults."""
+    columns, every = [], []
+    for path in paths:
+        times, variants, _ = read_csv(path)
+        every += [v for v in variants if v not in every]
+        for datasets in sorted({d for d, _ in times}):
+            noise = estimate_noise([times[(datasets, v)] for v in variants])
+            base = times[(datasets, "defaults")]
+            ratios = {v: ratio_interval(times[(datasets, v)], base, noise, comparisons=len(variants) - 1)
+                      for v in variants if v != "defaults"}
+            columns.append((f"{path.stem} {datasets}", ratios))
+    print("| variant | " + " | ".join(name for name, _ in columns) + " |")
+    print("|---|" + "---|" * len(columns))
+    for variant in every[1:]:
+        cells = []
+        for _, ratios in columns:
+            ratio = ratios.get(variant)
+            text = "" if ratio is None else f"{ratio.value:.2f} [{ratio.low:.2f}, {ratio.high:.2f}]"
+            cells.append(f"**{text}**" if ratio is not None and (ratio.low > 1 or ratio.high < 1) else text)
+        print(f"| {variant} | " + " | ".join(cells) + " |")
+    best = []
+    for _, ratios in columns:
+        name = min(ratios, key=lambda v: ratios[v].value)
+        ratio = ratios[name]
+        best.append(f"{name}: {1 / ratio.value:.2f}x [{1 / ratio.high:.2f}, {1 / ratio.low:.2f}]")
+    print("| best over HDF5's defaults (gain) | " + " | ".join(best) + " |")
 
 
 def main() -> None:
@@ -173,9 +208,13 @@ def main() -> None:
     parser.add_argument("--mbps", type=float, default=5.0, help="each OSD's write limit, MB/s")
     parser.add_argument("--report", type=Path, default=None, metavar="CSV", help="print the tables of a CSV written "
                         "before, run nothing")
+    parser.add_argument("--table", type=Path, nargs="+", default=None, metavar="CSV", help="one markdown table of "
+                        "several CSVs written before, run nothing")
     args = parser.parse_args()
     if args.report:
         return report_csv(args.report)
+    if args.table:
+        return summary_table(args.table)
     size, transfer = parse_size(args.size), parse_size(args.transfer)
     variants = [*VARIANTS, *(LAYOUT_VARIANTS if args.cephfs else ())]
     cells = [(d, v) for d in args.datasets for v in variants]
