@@ -18,13 +18,14 @@ all lie within the noise of each other here ({automatic, disable} x {16 MiB, 1 M
   truth's rounds so that both see the same machine; each tuning's answer is looked up in the truth.
 
 Prints the truth table, each tuning's pick with its truth rank and regret (truth time of the pick / truth time of
-the fastest), and the machine's load before and after.  A tuning *agrees* with the truth when the three things it
-says hold there: its pick is in the truth's tied set; no configuration it measured and said its pick beats (left out
-of ``tied_with_best``, the pick and what its runs cannot tell from it) is faster in the truth; and its gain over the
-default (a 95 % interval) covers the truth's gain of that pick over the same default (the ratio of their geometric
-means; a tuning whose pick is the default states no gain).  A budget smaller than the space says nothing of the
-configurations it did not measure; how often it measured the truth's fastest is printed beside.  ``--out`` keeps the
-truth's runs and every tuning's summary as JSON.
+the fastest), and the machine's load before and after.  A tuning *agrees* with the truth when what it says holds
+there: its gain over the default (a 95 % interval) covers the truth's gain of its pick over the same default (the
+ratio of their geometric means; a tuning whose pick is the default states no gain); no configuration it measured
+and said its pick beats (left out of ``tied_with_best``: the pick and what its runs cannot tell from it) is faster
+in the truth; and its tied set holds the truth's fastest when it measured it (a budget smaller than the space says
+nothing of what it did not run; how often it ran the truth's fastest is printed beside).  The stronger bar, its
+pick in the truth's tied set, is printed beside too.  ``--out`` keeps the truth's runs and every tuning's summary
+as JSON, ``--report`` analyses such a file again.
 
     .venv/bin/python benchmarks/app_pmpi_truth.py [--rounds 10] [--tunings 5] [--budget 8]
         [--kernel mpiio|hdf5] [--python PYTHON] [--space full|small|flat]
@@ -148,9 +149,15 @@ def main() -> None:
     parser.add_argument("--kernel", choices=sorted(KERNELS), default="mpiio")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the kernel (its mpiexec too)")
     parser.add_argument("--out", type=Path, default=None, help="the truth's runs and the tunings' summaries, JSON")
+    parser.add_argument("--report", type=Path, default=None, metavar="JSON", help="analyse a run --out kept, run "
+                        "nothing")
     parser.add_argument("--space", choices=sorted(SPACES), default="full", help="full: 3 x 3; small, flat: 2 x 2 "
                         "spaces a budget of 8 searches whole (module docstring)")
     args = parser.parse_args()
+    if args.report:
+        record = json.loads(args.report.read_text())
+        record.setdefault("seconds", 0.0)
+        return analyse(record)
     cb_write, cb_buffer = SPACES[args.space]
     lib = library(kernel_command(args, Path("x")))
     load_before = os.getloadavg()
@@ -168,10 +175,21 @@ def main() -> None:
             print(f"step {step + 1}: {min(step + 1, args.rounds)} truth round(s), {len(summaries)} tuning(s), "
                   f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
+    record = {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+              "load": [load_before, load_after], "truth": [[*key, values] for key, values in times.items()],
+              "tunings": summaries, "seconds": time.perf_counter() - started}
     if args.out:
-        args.out.write_text(json.dumps({"args": vars(args) | {"out": str(args.out)}, "load": [load_before, load_after],
-                                        "truth": [[*key, values] for key, values in times.items()],
-                                        "tunings": summaries}, indent=1, default=str))
+        args.out.write_text(json.dumps(record, indent=1))
+    analyse(record)
+
+
+def analyse(record: dict) -> None:
+    """The truth's table, each tuning against it, and the agreement (module docstring), from a run's record (what
+    ``--out`` keeps)."""
+    args = argparse.Namespace(**record["args"])
+    times = {(w, b): values for w, b, values in record["truth"]}
+    summaries = record["tunings"]
+    (load_before, load_after), started = record["load"], time.perf_counter() - record["seconds"]
     means = {key: geometric_mean(values) for key, values in times.items()}
     ranked = sorted(means, key=means.get)
     fastest = ranked[0]
@@ -200,7 +218,7 @@ def main() -> None:
         covered += fastest in claimed
         tied_sizes.append(len(claimed))
         gains.append(gain)
-        agreements += key in tied and gain is not False and not beaten_but_faster
+        agreements += gain is not False and not beaten_but_faster and (fastest in claimed or fastest not in measured)
         honest += not beaten_but_faster
         found += fastest in measured
         regrets.append(regret)
@@ -222,7 +240,8 @@ def main() -> None:
               f"tied set of {len(claimed)}, {len(beaten_but_faster)} said beaten but faster in the truth; "
               f"{gain_text}")
     stated = [g for g in gains if g is not None]
-    print(f"agreement: {agreements}/{len(summaries)} tunings agree with the truth (all three below); "
+    print(f"agreement: {agreements}/{len(summaries)} tunings agree with the truth (every statement true: gain "
+          f"covering, none said beaten but faster, the truth's fastest in the tied set when measured); "
           f"{agreed}/{len(summaries)} picks in the truth's tied set ({len(tied)} of {len(times)} configurations); "
           f"{sum(stated)}/{len(stated)} stated gains cover the truth's (interval high/low "
           f"{statistics.median(widths) if widths else float('nan'):.1f}x at the median); "
