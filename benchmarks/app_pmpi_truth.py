@@ -5,7 +5,11 @@ The kernel is the project's MPI-IO checkpoint kernel (tests/apps/checkpoint_mpii
 4 KiB pieces of a checkpoint file per step through a file view, collectively), or with ``--kernel hdf5`` its HDF5
 one (tests/apps/checkpoint_hdf5.py: 8 datasets of particles per step, parallel h5py; ``--python`` a Python with
 parallel h5py, whose ``mpiexec`` runs it). The space is romio_cb_write x cb_buffer_size (9 configurations), the
-hints applied at MPI_File_open by the PMPI library, none in the environment.
+hints applied at MPI_File_open by the PMPI library, none in the environment.  With ``--space small`` the space is the
+2 x 2 romio_cb_write {automatic, enable} x cb_buffer_size {16 MiB, 64 KiB}: as many configurations as a budget of 8
+has search runs (its last 60 % race the best against the default), so the search measures every one of them, and
+ROMIO's default beside the settings that cost in the full space; ``--space flat`` is a 2 x 2 whose configurations
+all lie within the noise of each other here ({automatic, disable} x {16 MiB, 1 MiB}).
 
 - truth: every configuration run ``--rounds`` times, in rounds (each round every configuration once, in a shuffled
   order), each run's PMPI I/O time kept; a configuration's figure is the geometric mean of its runs, and the
@@ -14,10 +18,17 @@ hints applied at MPI_File_open by the PMPI library, none in the environment.
   truth's rounds so that both see the same machine; each tuning's answer is looked up in the truth.
 
 Prints the truth table, each tuning's pick with its truth rank and regret (truth time of the pick / truth time of
-the fastest), and the machine's load before and after.
+the fastest), and the machine's load before and after.  A tuning *agrees* with the truth when what it says holds
+there: its gain over the default (a 95 % interval) covers the truth's gain of its pick over the same default (the
+ratio of their geometric means; a tuning whose pick is the default states no gain); no configuration it measured
+and said its pick beats (left out of ``tied_with_best``: the pick and what its runs cannot tell from it) is faster
+in the truth; and its tied set holds the truth's fastest when it measured it (a budget smaller than the space says
+nothing of what it did not run; how often it ran the truth's fastest is printed beside).  The stronger bar, its
+pick in the truth's tied set, is printed beside too.  ``--out`` keeps the truth's runs and every tuning's summary
+as JSON, ``--report`` analyses such a file again.
 
     .venv/bin/python benchmarks/app_pmpi_truth.py [--rounds 10] [--tunings 5] [--budget 8]
-        [--kernel mpiio|hdf5] [--python PYTHON]
+        [--kernel mpiio|hdf5] [--python PYTHON] [--space full|small|flat]
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ from scipy.stats import ttest_ind
 
 from iotune.apply.command import execute
 from iotune.apply.pmpi import library
+from iotune.samplers.race import reserve_for
 from iotune.spec import CampaignSpec
 from iotune.store import Store
 from iotune.study import Study
@@ -48,15 +60,21 @@ KERNELS = {"mpiio": (REPO / "tests" / "apps" / "checkpoint_mpiio.py",
                      ["--steps", "4", "--piece", "4096", "--pieces", "2048", "--sleep", "0.2"]),
            "hdf5": (REPO / "tests" / "apps" / "checkpoint_hdf5.py",
                     ["--steps", "2", "--particles", str(1 << 18), "--sleep", "0.2"])}
-CB_WRITE = ("automatic", "enable", "disable")
-CB_BUFFER = ("64KiB", "1MiB", "16MiB")
+SPACES = {"full": (("automatic", "enable", "disable"), ("64KiB", "1MiB", "16MiB")),
+          "small": (("automatic", "enable"), ("16MiB", "64KiB")),
+          "flat": (("automatic", "disable"), ("16MiB", "1MiB"))}
+"""(romio_cb_write levels, cb_buffer_size levels); the first of each is the spec's default (in the small space,
+ROMIO's own)."""
 BYTES = {"64KiB": 65536, "1MiB": 1 << 20, "16MiB": 16 << 20}
-SPEC = f"""
+
+
+def spec_text(cb_write: tuple[str, ...], cb_buffer: tuple[str, ...]) -> str:
+    return f"""
 name: ckpt
 parameters:
   - {{name: processes, type: integer, levels: [2], role: workload, layer: application}}
-  - {{name: romio_cb_write, type: categorical, levels: [{", ".join(CB_WRITE)}], role: system, layer: mpiio}}
-  - {{name: cb_buffer_size, type: size, levels: [{", ".join(CB_BUFFER)}], role: system, layer: mpiio}}
+  - {{name: romio_cb_write, type: categorical, levels: [{", ".join(cb_write)}], role: system, layer: mpiio}}
+  - {{name: cb_buffer_size, type: size, levels: [{", ".join(cb_buffer)}], role: system, layer: mpiio}}
 benchmark: {{api: MPIIO, block_size: 1MiB}}
 """
 
@@ -73,7 +91,7 @@ def kernel_command(args, output: Path) -> list[str]:
 
 
 def truth_round(args, lib: Path, work: Path, rng: random.Random, times: dict) -> None:
-    configurations = [(w, b) for w in CB_WRITE for b in CB_BUFFER]
+    configurations = list(times)
     rng.shuffle(configurations)
     for write, buffer in configurations:
         hints = {"romio_cb_write": write, "cb_buffer_size": str(BYTES[buffer])}
@@ -88,7 +106,7 @@ def tuning(args, seed: int, work: Path) -> dict:
     directory = Path(tempfile.mkdtemp(prefix=f"tune{seed}-", dir=work))
     url = str(directory / "iotune.db")
     with Store(url) as store:
-        Study.create(store, "ckpt", CampaignSpec.from_text(SPEC))
+        Study.create(store, "ckpt", CampaignSpec.from_text(spec_text(*SPACES[args.space])))
     command = [str(BIN / "iotune"), "tune", "--study", "ckpt", "--db", url, "--budget", str(args.budget), "--seed",
                str(seed), "--format", "json", "--scratch", str(directory / "scratch"), "--",
                *kernel_command(args, directory / "ck")]
@@ -104,18 +122,18 @@ def tuning(args, seed: int, work: Path) -> dict:
 def key_of(configuration: dict | None) -> tuple[str, str] | None:
     if configuration is None:
         return None
-    return configuration["romio_cb_write"], next(b for b in CB_BUFFER if BYTES[b] == configuration["cb_buffer_size"])
+    return configuration["romio_cb_write"], next(b for b in BYTES if BYTES[b] == configuration["cb_buffer_size"])
 
 
-def runner_up_of(summary: dict, best: tuple[str, str]) -> tuple[str, str] | None:
-    """The tuning's runner-up: the measured configuration with the next lowest geometric mean of its runs, as
-    `iotune tune` ranks them."""
-    runs: dict[tuple[str, str], list[float]] = {}
-    for step in summary["history"]:
-        key = key_of(step["configuration"])
-        if key is not None and key != best and step["value"]:
-            runs.setdefault(key, []).append(step["value"])
-    return min(runs, key=lambda k: geometric_mean(runs[k])) if runs else None
+def gain_agrees(summary: dict, pick: tuple[str, str], means: dict) -> bool | None:
+    """Whether the tuning's stated gain over its default covers the truth's gain of the pick over that default
+    (None: the pick is the default, no gain stated)."""
+    default = key_of(summary["default"]["configuration"]) if summary.get("default") else None
+    if default is None or default == pick:
+        return None
+    stated = summary.get("gain_vs_default") or {}
+    interval = stated.get("interval_95")
+    return interval is not None and interval[0] <= means[default] / means[pick] <= interval[1]
 
 
 def geometric_mean(values: list[float]) -> float:
@@ -130,12 +148,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kernel", choices=sorted(KERNELS), default="mpiio")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the kernel (its mpiexec too)")
+    parser.add_argument("--out", type=Path, default=None, help="the truth's runs and the tunings' summaries, JSON")
+    parser.add_argument("--report", type=Path, default=None, metavar="JSON", help="analyse a run --out kept, run "
+                        "nothing")
+    parser.add_argument("--space", choices=sorted(SPACES), default="full", help="full: 3 x 3; small, flat: 2 x 2 "
+                        "spaces a budget of 8 searches whole (module docstring)")
     args = parser.parse_args()
+    if args.report:
+        record = json.loads(args.report.read_text())
+        record.setdefault("seconds", 0.0)
+        return analyse(record)
+    cb_write, cb_buffer = SPACES[args.space]
     lib = library(kernel_command(args, Path("x")))
     load_before = os.getloadavg()
     started = time.perf_counter()
     rng = random.Random(args.seed)
-    times: dict[tuple[str, str], list[float]] = {(w, b): [] for w in CB_WRITE for b in CB_BUFFER}
+    times: dict[tuple[str, str], list[float]] = {(w, b): [] for w in cb_write for b in cb_buffer}
     summaries = []
     with tempfile.TemporaryDirectory(prefix="iotune-pmpi-truth-") as scratch:
         work = Path(scratch)
@@ -147,6 +175,21 @@ def main() -> None:
             print(f"step {step + 1}: {min(step + 1, args.rounds)} truth round(s), {len(summaries)} tuning(s), "
                   f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
+    record = {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+              "load": [load_before, load_after], "truth": [[*key, values] for key, values in times.items()],
+              "tunings": summaries, "seconds": time.perf_counter() - started}
+    if args.out:
+        args.out.write_text(json.dumps(record, indent=1))
+    analyse(record)
+
+
+def analyse(record: dict) -> None:
+    """The truth's table, each tuning against it, and the agreement (module docstring), from a run's record (what
+    ``--out`` keeps)."""
+    args = argparse.Namespace(**record["args"])
+    times = {(w, b): values for w, b, values in record["truth"]}
+    summaries = record["tunings"]
+    (load_before, load_after), started = record["load"], time.perf_counter() - record["seconds"]
     means = {key: geometric_mean(values) for key, values in times.items()}
     ranked = sorted(means, key=means.get)
     fastest = ranked[0]
@@ -161,24 +204,51 @@ def main() -> None:
         values = times[key]
         print(f"{rank:>4}  {key[0]:<14} {key[1]:<14} {means[key]:>10.4f} {statistics.median(values):>9.4f} "
               f"{min(values):>7.4f}..{max(values):<7.4f}  {'yes' if key in tied else 'no'}")
-    agreed, covered, regrets = 0, 0, []
-    print(f"tunings: budget {args.budget}, fresh store each")
+    agreed, covered, regrets, gains, agreements, tied_sizes, widths, honest, found = 0, 0, [], [], 0, [], [], 0, 0
+    print(f"tunings: budget {args.budget} ({args.budget - reserve_for(args.budget)} search runs, then the race), "
+          "fresh store each")
     for seed, summary in enumerate(summaries):
         key = key_of(summary["best"]["configuration"])
-        runner_up = runner_up_of(summary, key)
-        claimed = {key} if summary["separated_from_runner_up"] else {key, runner_up}
+        claimed = {key_of(c) for c in summary["tied_with_best"]} | {key}
+        measured = {key_of(step["configuration"]) for step in summary["history"]}
+        beaten_but_faster = {k for k in measured - claimed if means[k] < means[key]}
         regret = means[key] / means[fastest]
+        gain = gain_agrees(summary, key, means)
         agreed += key in tied
         covered += fastest in claimed
+        tied_sizes.append(len(claimed))
+        gains.append(gain)
+        agreements += gain is not False and not beaten_but_faster and (fastest in claimed or fastest not in measured)
+        honest += not beaten_but_faster
+        found += fastest in measured
         regrets.append(regret)
         said = "separated from the runner-up" if summary["separated_from_runner_up"] else \
             "not separated from the runner-up"
+        default = key_of(summary["default"]["configuration"]) if summary.get("default") else None
+        stated = summary.get("gain_vs_default") or {}
+        interval = stated.get("interval_95")
+        if gain is not None and interval:
+            widths.append(interval[1] / interval[0])
+        gain_text = "no gain stated (the pick is the default)" if gain is None else \
+            (f"gain over {default[0]} {default[1]} stated {stated.get('ratio', 0):.2f}x "
+             + (f"[{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "(no interval)")
+             + f", truth {means[default] / means[key]:.2f}x: {'covered' if gain else 'NOT covered'}")
         print(f"  seed {seed}: picked {key[0]} {key[1]} (tuning's mean {summary['best']['mean']:.4f} s over "
-              f"{summary['best']['runs']} run(s), {said}); truth rank {ranked.index(key) + 1}, regret {regret:.3f}x, "
-              f"{'in' if key in tied else 'NOT in'} the truth's tied set")
-    print(f"agreement: {agreed}/{len(summaries)} picks in the truth's tied set ({len(tied)} of {len(times)} "
-          f"configurations); {covered}/{len(summaries)} tunings name the truth's fastest as their pick or as a "
-          f"runner-up they could not separate from it; median regret {statistics.median(regrets):.3f}x, worst "
+              f"{summary['best']['runs']} run(s), {said}, race {summary['race']['rounds']} round(s)); truth rank "
+              f"{ranked.index(key) + 1}, regret {regret:.3f}x, {'in' if key in tied else 'NOT in'} the truth's tied "
+              f"set; measured {len(measured)}{' with' if fastest in measured else ' without'} the truth's fastest, "
+              f"tied set of {len(claimed)}, {len(beaten_but_faster)} said beaten but faster in the truth; "
+              f"{gain_text}")
+    stated = [g for g in gains if g is not None]
+    print(f"agreement: {agreements}/{len(summaries)} tunings agree with the truth (every statement true: gain "
+          f"covering, none said beaten but faster, the truth's fastest in the tied set when measured); "
+          f"{agreed}/{len(summaries)} picks in the truth's tied set ({len(tied)} of {len(times)} configurations); "
+          f"{sum(stated)}/{len(stated)} stated gains cover the truth's (interval high/low "
+          f"{statistics.median(widths) if widths else float('nan'):.1f}x at the median); "
+          f"{honest}/{len(summaries)} said beaten no configuration faster in the truth; tied sets of "
+          f"{statistics.median(tied_sizes):g} configuration(s) at the median; {found}/{len(summaries)} measured the "
+          f"truth's fastest, {covered}/{len(summaries)} have it in their tied set; "
+          f"median regret {statistics.median(regrets):.3f}x, worst "
           f"{max(regrets):.3f}x; the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest")
     print(f"load average (1, 5, 15 min) before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
           f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f}; {os.cpu_count()} CPUs; "

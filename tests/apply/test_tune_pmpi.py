@@ -113,6 +113,10 @@ def test_tune_with_a_budget_of_8_by_the_pmpi_io_time(tmp_path, capfd, study):
         assert summary["best"]["runs"] <= race["rounds"] and summary["best"]["runs"] < len(means[best_key])
     else:
         assert summary["best"]["runs"] == len(means[best_key])
+    # what it cannot tell from its pick: the pick first, then only configurations it measured
+    tied, measured = summary["tied_with_best"], [step["configuration"] for step in summary["history"]]
+    assert tied and tied[0] == summary["best"]["configuration"] and all(c in measured for c in tied)
+    assert (len(tied) == 1) == summary["separated_from_runner_up"]
 
 
 def test_runs_of_another_objective_are_never_compared(tmp_path, capfd, study):

@@ -154,6 +154,17 @@ def test_single_runs_on_a_noisy_table_claim_neither_separation_nor_gain(tmp_path
     assert result.separated is None  # no configuration ran twice: the runs cannot say
     assert result.gain is not None and result.gain_low is None and result.gain_high is None  # no interval claimed
     assert "conservative prior" in result.noise
+    assert result.tied == []  # nor which configurations it cannot tell from the best
+
+
+def test_the_tied_set_is_the_best_and_every_measured_configuration_not_separated_from_it(tmp_path):
+    with measured_store(tmp_path) as store:  # a known noise (3 %): the other workloads' repeats
+        result = tuner(store, tmp_path, 6).run()
+    assert result.tied and result.tied[0] == result.best.configuration
+    measured = {step.configuration.key for step in result.steps}
+    assert {c.key for c in result.tied} <= measured
+    assert (len(result.tied) == 1) == result.separated
+    assert result.runner_up is not None and (result.runner_up.configuration in result.tied) == (not result.separated)
 
 
 def test_repeats_elsewhere_in_the_store_set_the_noise_of_single_runs(tmp_path):

@@ -371,6 +371,11 @@ def run_kernel(comm, node_comm, spec: BenchmarkSpec, scratch: Path, cache_mode: 
     # A rank may still be about to open the shared file that rank 0 would delete.
     comm.Barrier()
     if spec.file_per_process or comm.Get_rank() == 0:
+        if worker.layout is not None:
+            # read back from the file written: an open that truncates or recreates it (HDF5's) could reset it
+            from iotune.fslayout import driver_for
+
+            worker.layout = driver_for(scratch).read(worker.path)
         _remove_file(rank_file(scratch, spec, comm.Get_rank()))
     return {
         "rank": comm.Get_rank(),

@@ -444,6 +444,7 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
             "ratio": result.gain,
             "interval_95": None if result.gain_low is None else [result.gain_low, result.gain_high]},
         "separated_from_runner_up": result.separated,
+        "tied_with_best": [configuration.to_dict() for configuration in result.tied],
         "noise": result.noise,
         "race": {"runs": result.race_runs, "rounds": result.race_rounds, "confirmed": result.confirmed,
                  "decided": result.decided, "precision": result.precision,

@@ -111,6 +111,8 @@ class TuneResult:
     gain_high: float | None = None
     runner_up: Estimate | None = None
     separated: bool | None = None
+    tied: list[Configuration] = field(default_factory=list)
+    """The best and every measured configuration its runs cannot tell from it (empty: the noise is unknown)."""
     noise: str = ""
     steps: list[Step] = field(default_factory=list)
     candidates: int = 0
@@ -321,6 +323,8 @@ class Tuning:
                 result.gain_low, result.gain_high = summary.gain.low, summary.gain.high
         result.runner_up = estimate(summary.runner_up_index, summary.runner_up)
         result.separated = summary.separated if known else None
+        if known and summary.estimate is not None:
+            result.tied = [self.candidates[int(key)] for key in summary.estimate.tied]
         result.noise = summary.noise.source
         if summary.confirmed and summary.estimate is not None and summary.estimate.paired_noise is not None:
             result.noise += f"; the race's rounds: {summary.estimate.paired_noise.source}"
