@@ -7,12 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from tests.store.store_helpers import PLATFORM, complete, start, study
 
 from iotune.errors import StoreError
-from iotune.store import Store, StorageReader, open_reader
+from iotune.store import StorageReader, Store, open_reader
 from iotune.store.reader import SqliteReader, sqlite_file
 from iotune.store.records import ROUNDS_SETTING
-from tests.store.store_helpers import PLATFORM, complete, start, study
 
 MODEL = {"name": "cart-time", "predictor": "cart", "target": "time", "categorical": "onehot",
          "params": {"max_depth": 3}, "dataset_options": {"log": True}, "data_hash": "d" * 40, "space_hash": "hash-a",
@@ -47,7 +47,8 @@ def filled(tmp_path) -> Path:
 
 
 READS = [("list_studies", ()), ("get_study", ("first",)), ("get_study", ("none",)), ("platforms", ([1, 2, 99],)),
-         ("platforms", ([],)), ("trials", ()), ("trials", ("first",)), ("trials", (2,)), ("trials", ("first", "COMPLETE")),
+         ("platforms", ([],)), ("trials", ()), ("trials", ("first",)), ("trials", (2,)),
+         ("trials", ("first", "COMPLETE")),
          ("trials", ("first", None, ["cfg0001", "cfg0003", "nothing"])),
          ("trials", ("first", None, [f"cfg{i:04d}" for i in range(600)])), ("trial_states", ("first",)),
          ("trial_sources", (1,)), ("running_trials", ("second",)), ("get_trial", (3,)), ("rows", ()),
