@@ -66,11 +66,11 @@ def start_up_noise(trials) -> float | None:
     """How far apart start-up alone can put two runs (seconds, :attr:`iotune.apply.launch.StartUp.noise`) for
     application runs timed by wall time, from the launches measured when they ran (``extra["startup_seconds"]``);
     None for anything else."""
-    from iotune.apply.launch import StartUp
-
     for trial in trials:
         seconds = (trial.extra or {}).get("startup_seconds") if trial.runner == "command" else None
         if seconds and (trial.extra or {}).get("phase_seconds_source") == "wall time":
+            from iotune.apply.launch import StartUp  # application runs only
+
             return StartUp((), tuple(seconds)).noise
     return None
 
