@@ -142,7 +142,7 @@ class FitCache:
             handle, temporary = tempfile.mkstemp(dir=self.root, prefix=".part-", suffix=".tmp")
             try:
                 with os.fdopen(handle, "wb") as out:
-                    np.savez(out, **arrays)
+                    np.savez(out, allow_pickle=False, **arrays)
                 os.replace(temporary, self.root / f"{name}.npz")
             except BaseException:
                 os.unlink(temporary)
