@@ -74,8 +74,16 @@ class _Row(dict):
             raise AttributeError(name) from None
 
 
-def _row(cursor: sqlite3.Cursor, values: tuple) -> _Row:
-    return _Row(zip([column[0] for column in cursor.description], values, strict=True))
+def _rows(conn: sqlite3.Connection, sql: str, values=()) -> list[_Row]:
+    """The rows ``sql`` selects, each a :class:`_Row`."""
+    cursor = conn.execute(sql, values)
+    names = [column[0] for column in cursor.description]
+    return [_Row(zip(names, row, strict=True)) for row in cursor]
+
+
+def _one(conn: sqlite3.Connection, sql: str, values=()) -> _Row | None:
+    found = _rows(conn, sql, values)
+    return found[0] if found else None
 
 
 def _marks(values) -> str:
@@ -110,14 +118,13 @@ class SqliteReader(StorageReader):
                                          isolation_level=None)  # we issue BEGIN ourselves
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open store {masked(url)}: {first_line(exc)}") from None
-        self._conn.row_factory = _row
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             with self._read("cannot open store") as conn:
-                has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+                has_meta = _one(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
                 version = None
                 if has_meta:
-                    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                    row = _one(conn, "SELECT value FROM meta WHERE key = 'schema_version'")
                     version = str(row["value"]) if row else ""
             check_readable(version, masked(url))
         except BaseException:
@@ -162,7 +169,7 @@ class SqliteReader(StorageReader):
         if isinstance(study, bool) or not isinstance(study, (str, int)):
             raise StoreError(f"a study is named by its name or id, got {study!r}")
         column = "name" if isinstance(study, str) else "id"
-        found = conn.execute(f"SELECT id FROM studies WHERE {column} = ?", (study,)).fetchone()
+        found = _one(conn, f"SELECT id FROM studies WHERE {column} = ?", (study,))
         if found is None:
             raise StoreError(f"no study {study!r} in {masked(self.url)}")
         return found["id"]
@@ -177,36 +184,36 @@ class SqliteReader(StorageReader):
         with self._read() as conn:
             for start in range(0, len(wanted), IN_LIMIT):
                 part = wanted[start:start + IN_LIMIT]
-                for row in conn.execute(f"SELECT id, info_json FROM platforms WHERE id IN ({_marks(part)})", part):
+                for row in _rows(conn, f"SELECT id, info_json FROM platforms WHERE id IN ({_marks(part)})", part):
                     found[row.id] = decode.loads(row.info_json, {})
         return found
 
     def get_study(self, name: str) -> StudyRecord | None:
         with self._read() as conn:
-            row = conn.execute("SELECT * FROM studies WHERE name = ?", (name,)).fetchone()
+            row = _one(conn, "SELECT * FROM studies WHERE name = ?", (name,))
             return None if row is None else decode.study_record(row)
 
     def list_studies(self) -> list[StudyRecord]:
         with self._read() as conn:
-            return [decode.study_record(row) for row in conn.execute("SELECT * FROM studies ORDER BY name")]
+            return [decode.study_record(row) for row in _rows(conn, "SELECT * FROM studies ORDER BY name")]
 
     # trials
 
     def trial_states(self, study_id: int) -> dict[tuple[str, int], str]:
         with self._read() as conn:
-            rows = conn.execute('SELECT config_key, "repeat", state FROM trials WHERE study_id = ?',
+            rows = _rows(conn, 'SELECT config_key, "repeat", state FROM trials WHERE study_id = ?',
                                 (self._study_id(conn, study_id),))
             return {(r.config_key, r.repeat): r.state for r in rows}
 
     def trial_sources(self, study_id: int) -> list[tuple[str, str | None, dict]]:
         with self._read() as conn:
-            rows = conn.execute("SELECT config_key, command, extra_json FROM trials WHERE study_id = ?",
+            rows = _rows(conn, "SELECT config_key, command, extra_json FROM trials WHERE study_id = ?",
                                 (self._study_id(conn, study_id),))
             return [(r.config_key, r.command, decode.loads(r.extra_json, {}) or {}) for r in rows]
 
     def running_trials(self, study_id: int) -> list[int]:
         with self._read() as conn:
-            rows = conn.execute("SELECT id FROM trials WHERE study_id = ? AND state = 'RUNNING' ORDER BY id",
+            rows = _rows(conn, "SELECT id FROM trials WHERE study_id = ? AND state = 'RUNNING' ORDER BY id",
                                 (self._study_id(conn, study_id),))
             return [r.id for r in rows]
 
@@ -231,7 +238,7 @@ class SqliteReader(StorageReader):
                 found = self._select_trials(conn, study_id, state, config_keys=keys)
             ids = sorted({t.study_id for t in found})
             settings = {row.id: row.settings_json for row in
-                        conn.execute(f"SELECT id, settings_json FROM studies WHERE id IN ({_marks(ids)})", ids)}
+                        _rows(conn, f"SELECT id, settings_json FROM studies WHERE id IN ({_marks(ids)})", ids)}
         return decode.with_rounds(found, settings)
 
     @staticmethod
@@ -247,10 +254,10 @@ class SqliteReader(StorageReader):
                 where.append(f"trials.{column} = ?")
                 values.append(value)
         condition = f" WHERE {' AND '.join(where)}" if where else ""
-        records = {row.id: decode.trial_record(row) for row in conn.execute(
+        records = {row.id: decode.trial_record(row) for row in _rows(conn,
             f'{TRIALS}{condition} ORDER BY studies.name, trials.config_key, trials."repeat"', values)}
         if records:
-            for row in conn.execute(f"{PHASES}{condition} ORDER BY measurements.id", values):
+            for row in _rows(conn, f"{PHASES}{condition} ORDER BY measurements.id", values):
                 record = records.get(row.trial_id)
                 if record is not None:
                     record.phases.append(decode.phase_from_row(row))
@@ -262,19 +269,19 @@ class SqliteReader(StorageReader):
             if study is not None:
                 condition, values = " WHERE trials.study_id = ?", [self._study_id(conn, study)]
             query = f'{FLAT}{condition} ORDER BY studies.name, trials.config_key, trials."repeat", m.id'
-            return decode.flat(dict(row) for row in conn.execute(query, values))
+            return decode.flat(dict(row) for row in _rows(conn, query, values))
 
     # the queue
 
     def running_owners(self, study: str | int) -> dict[str, str | None]:
         with self._read() as conn:
-            rows = conn.execute("SELECT owner, max(heartbeat_at) AS beat FROM trials WHERE study_id = ? AND "
+            rows = _rows(conn, "SELECT owner, max(heartbeat_at) AS beat FROM trials WHERE study_id = ? AND "
                                 "state = 'RUNNING' GROUP BY owner", (self._study_id(conn, study),))
             return {row.owner or "": row.beat for row in rows}
 
     def queue_counts(self, study: str | int) -> dict[str, int]:
         with self._read() as conn:
-            rows = conn.execute("SELECT state, count(*) AS n FROM trials WHERE study_id = ? GROUP BY state",
+            rows = _rows(conn, "SELECT state, count(*) AS n FROM trials WHERE study_id = ? GROUP BY state",
                                 (self._study_id(conn, study),))
             return {row.state: row.n for row in rows}
 
@@ -285,8 +292,7 @@ class SqliteReader(StorageReader):
             study_id = self._study_id(conn, study)
             where = " WHERE models.study_id = ?" + ("" if name is None else " AND models.name = ?")
             values = (study_id,) if name is None else (study_id, name)
-            row = conn.execute(f"{MODELS}{where} ORDER BY models.created_at DESC, models.id DESC LIMIT 1",
-                               values).fetchone()
+            row = _one(conn, f"{MODELS}{where} ORDER BY models.created_at DESC, models.id DESC LIMIT 1", values)
         if row is None:
             raise decode.no_model(study, name)
         return decode.model_record(row), bytes(row.blob), row.format
@@ -296,5 +302,5 @@ class SqliteReader(StorageReader):
             where, values = "", []
             if study is not None:
                 where, values = " WHERE models.study_id = ?", [self._study_id(conn, study)]
-            rows = conn.execute(f"{MODELS}{where} ORDER BY studies.name, models.created_at, models.id", values)
+            rows = _rows(conn, f"{MODELS}{where} ORDER BY studies.name, models.created_at, models.id", values)
             return [decode.model_record(row) for row in rows]
