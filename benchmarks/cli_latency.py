@@ -112,18 +112,25 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=100, help="trials of the study (4 repeats a configuration)")
     parser.add_argument("--commands", nargs="+", help="only these (default: all)")
     parser.add_argument("--importtime", action="store_true", help="also show each command's slowest imports")
+    parser.add_argument("--db", type=Path, help="the study's store: built there when absent, else reused as it is "
+                        "(to time two versions of iotune on one study; default: built in a temporary directory)")
     args = parser.parse_args()
     env = {**os.environ, "IOTUNE_PLAIN": "1"}
     env.pop("IOTUNE_DB", None)
     with tempfile.TemporaryDirectory(prefix="iotune-cli-latency-") as tmp:
         tmp = Path(tmp)
         env["IOTUNE_REPORT_CACHE"] = str(tmp / "report-cache")
-        db = tmp / "latency.db"
+        db = args.db.absolute() if args.db else tmp / "latency.db"
         start = time.perf_counter()
-        trials = build(db, tmp, args.trials)
-        iotune(["train", "--study", STUDY, "--db", str(db)], env)
-        print(f"built a study of {trials} trials and trained its model in {time.perf_counter() - start:.1f} s "
-              f"(not part of the figures); {args.runs} runs of each command, interleaved with `python -c pass`; "
+        if db.exists():
+            with Store(db) as store:
+                trials = len(store.trials(study=STUDY))
+            made = f"reused the study of {trials} trials in {db}"
+        else:
+            trials = build(db, tmp, args.trials)
+            iotune(["train", "--study", STUDY, "--db", str(db)], env)
+            made = f"built a study of {trials} trials and trained its model in {time.perf_counter() - start:.1f} s"
+        print(f"{made} (not part of the figures); {args.runs} runs of each command, interleaved with `python -c pass`; "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"{'command':<12} {'wall s':>7} {'min s':>6} {'max s':>6} {'CPU s':>6} {'pass s':>7} {'over pass s':>11} "
               f"{'x pass':>7} {'target s':>9}" + ("  slowest imports (s, cumulative)" if args.importtime else ""))
