@@ -75,3 +75,19 @@ def test_the_second_report_of_a_study_loads_no_scikit_learn(search_store, tmp_pa
     assert [run["code"] for run in runs] == [0, 0]
     assert runs[0]["loaded"] == ["sklearn"]  # fitted the first time (a SQLite store: no SQLAlchemy either time)
     assert runs[1]["loaded"] == []
+
+
+def test_an_entry_that_would_inflate_past_the_bound_is_not_read(tmp_path, monkeypatch):
+    import numpy as np
+
+    from iotune.report import fits
+
+    monkeypatch.setattr(fits, "MAX_BYTES", 1 << 20)
+    cache = FitCache(tmp_path)
+    small = np.zeros(1000)
+    cache.put("small", predicted=small, reference=small)
+    assert cache.get("small", 1000) is not None
+    large = np.zeros(200_000)  # 1.6 MB a vector, a few KiB once deflated
+    np.savez_compressed(tmp_path / "bomb.npz", predicted=large, reference=large)
+    assert (tmp_path / "bomb.npz").stat().st_size < 1 << 20
+    assert cache.get("bomb", 200_000) is None

@@ -34,7 +34,7 @@ from iotune.errors import IotuneError
 
 FORMAT = 1
 MAX_BYTES = 64 << 20
-"""An entry larger than this is not read: a held-out prediction is 8 bytes a trial."""
+"""An entry larger than this, packed or unpacked, is not read: a held-out prediction is 8 bytes a trial."""
 KEEP = 256
 """Entries kept; beyond, the least recently written go."""
 
@@ -120,8 +120,9 @@ class FitCache:
             return None
         path = self.root / f"{name}.npz"
         try:
-            if path.stat().st_size > MAX_BYTES:
-                return None
+            with zipfile.ZipFile(path) as archive:  # bounded before anything is inflated
+                if path.stat().st_size > MAX_BYTES or sum(i.file_size for i in archive.infolist()) > MAX_BYTES:
+                    return None
             with np.load(path, allow_pickle=False) as stored:
                 arrays = {field: stored[field] for field in stored.files}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # damaged: fitted again

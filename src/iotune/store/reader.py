@@ -90,7 +90,7 @@ def _marks(values) -> str:
     return ", ".join("?" for _ in values)
 
 
-TRIALS = ("SELECT trials.*, studies.name AS study_name FROM trials JOIN studies ON studies.id = trials.study_id")
+TRIALS = "SELECT trials.*, studies.name AS study_name FROM trials JOIN studies ON studies.id = trials.study_id"
 PHASES = "SELECT measurements.* FROM measurements JOIN trials ON trials.id = measurements.trial_id"
 FLAT = """SELECT studies.name AS study, studies.space_hash, trials.uid AS trial_uid, trials.config_key,
        trials.workload_key, trials."repeat", trials.state, trials.error, m.phase, m.bytes, m.seconds, m.bandwidth_mib,
@@ -116,10 +116,10 @@ class SqliteReader(StorageReader):
         try:
             self._conn = sqlite3.connect(read_only_uri(path), uri=True, check_same_thread=False,
                                          isolation_level=None)  # we issue BEGIN ourselves
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # a writer's commit: wait, as Store does
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open store {masked(url)}: {first_line(exc)}") from None
         try:
-            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             with self._read("cannot open store") as conn:
                 has_meta = _one(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
                 version = None
