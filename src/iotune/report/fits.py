@@ -82,10 +82,6 @@ def digest(*parts) -> str:
     return hashed.hexdigest()
 
 
-class FitFailed(IotuneError):
-    """A fit that failed when it was first made, read back from the cache: its message is the original one's."""
-
-
 class FitCache:
     """Arrays by entry name in ``root`` (None: nothing is kept)."""
 
@@ -98,12 +94,12 @@ class FitCache:
 
     def held_out(self, name: str, length: int, compute, failures) -> tuple[np.ndarray, np.ndarray]:
         """``compute()``'s held-out predictions and reference (two float vectors of ``length``), read back when
-        kept under ``name``; a failure among ``failures`` is kept too, and read back as :class:`FitFailed` with its
+        kept under ``name``; a failure among ``failures`` is kept too, and read back as an IotuneError with its
         message."""
         found = self.get(name, length)
         if found is not None:
             if "error" in found:
-                raise FitFailed(str(found["error"]))
+                raise IotuneError(str(found["error"]))  # what the fit said when it was made
             return found["predicted"], found["reference"]
         try:
             predicted, reference = compute()
