@@ -40,11 +40,16 @@ KEEP = 256
 
 
 def directory(environ=None) -> Path | None:
-    """Where entries live; None when ``IOTUNE_REPORT_CACHE`` is empty (no cache)."""
+    """Where entries live; None when ``IOTUNE_REPORT_CACHE`` is empty, or there is no home directory (no cache)."""
     environ = os.environ if environ is None else environ
     if "IOTUNE_REPORT_CACHE" in environ:
         return Path(environ["IOTUNE_REPORT_CACHE"]) if environ["IOTUNE_REPORT_CACHE"] else None
-    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except (RuntimeError, KeyError):  # no HOME and no passwd entry: no cache
+            return None
     return Path(base) / "iotune" / "report"
 
 
