@@ -53,28 +53,28 @@ def held_out_map(repeats: Repeats, predictor: str, per_category: bool, folds: in
 
 
 def fitted_map(repeats: Repeats, fits=None) -> tuple[np.ndarray, np.ndarray, str]:
-    """Held-out predicted standard deviations (s) of the first map kind that fits, the reference, its description.
-
-    ``fits`` (a :class:`~iotune.report.fits.FitCache`) keeps each map kind's held-out predictions, or its failure,
-    between reports of the same repeats."""
+    """Held-out predicted standard deviations (s) of the first map kind that fits, the reference, its description;
+    ``fits`` keeps them between reports (:func:`kept_map`)."""
     problems = []
     for predictor, per_category, label in MAPS:
         try:
-            if fits is None:
-                return (*held_out_map(repeats, predictor, per_category), label)
-            return (*fits.held_out(_map_key(repeats, predictor, per_category), len(repeats),
-                                   lambda p=predictor, c=per_category: held_out_map(repeats, p, c), FIT_ERRORS), label)
+            return (*kept_map(repeats, predictor, per_category, fits), label)
         except FIT_ERRORS as error:
             problems.append(f"{label}: {error}")
     raise IotuneError("no variability map could be fitted: " + "; ".join(problems))
 
 
-def _map_key(repeats: Repeats, predictor: str, per_category: bool) -> str:
+def kept_map(repeats: Repeats, predictor: str, per_category: bool, fits=None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`held_out_map`, read back from ``fits`` (a :class:`~iotune.report.fits.FitCache`) when it holds this
+    map kind's predictions, or its failure, for these repeats."""
+    if fits is None:
+        return held_out_map(repeats, predictor, per_category)
     from iotune.report import fits as cache
 
-    return cache.key("held-out variability map", predictor=predictor, per_category=per_category, folds=5, seed=0,
+    name = cache.key("held-out variability map", predictor=predictor, per_category=per_category, folds=5, seed=0,
                      rows=cache.digest(repeats.space.hash, repeats.configs, repeats.config_keys,
                                        [t.tolist() for t in repeats.times]))
+    return fits.held_out(name, len(repeats), lambda: held_out_map(repeats, predictor, per_category), FIT_ERRORS)
 
 
 def are(measured, predicted) -> float | None:

@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import stdtrit  # Student t quantiles, as scipy.stats.t.ppf computes them (a third of its import)
+from scipy.special import stdtrit  # what scipy.stats.t.ppf computes, without importing all of scipy.stats
 
 from iotune.variability.errors import VariabilityError
 
