@@ -32,12 +32,15 @@ def pytest_sessionstart(session):
     # iotune's PMPI library is built at first use into a per-user cache: the suite's builds go to a temporary one
     if "IOTUNE_PMPI_CACHE" not in os.environ:
         os.environ["IOTUNE_PMPI_CACHE"] = session.config._iotune_pmpi_cache = tempfile.mkdtemp(prefix="iotune-pmpi-")
+    # and what reports fit (iotune.report.fits) to a temporary one, never the user's
+    os.environ["IOTUNE_REPORT_CACHE"] = session.config._iotune_report_cache = tempfile.mkdtemp(prefix="iotune-fits-")
 
 
 def pytest_sessionfinish(session):
-    cache = getattr(session.config, "_iotune_pmpi_cache", None)
-    if cache is not None:
-        shutil.rmtree(cache, ignore_errors=True)
+    for cache in (getattr(session.config, "_iotune_pmpi_cache", None),
+                  getattr(session.config, "_iotune_report_cache", None)):
+        if cache is not None:
+            shutil.rmtree(cache, ignore_errors=True)
 
 
 def _postgres_bindir() -> Path | None:

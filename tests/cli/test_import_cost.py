@@ -1,7 +1,8 @@
 """Issue 21: the quick answers do not load the heavy libraries (a module-presence check, not a timing).
 
 ``iotune --help`` loads none of scikit-learn, scipy, matplotlib, pandas, pyarrow or numpy; ``iotune results``,
-``studies`` and ``status`` on a stored study load none of them either (they read the store through SQLAlchemy).
+``studies`` and ``status`` on a stored study load none of them either, and on a SQLite store no SQLAlchemy (issue 32:
+they read it through the standard library's sqlite3).
 """
 
 import json
@@ -18,16 +19,17 @@ PROBE = """
 import io, json, sys
 from contextlib import redirect_stdout
 from iotune.cli.app import main
+watched = tuple(json.loads(sys.argv.pop(1)))
 with redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
-print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.split(".")[0] in %r),
+print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.split(".")[0] in watched),
                   "commands": sorted(m for m in sys.modules if m.startswith("iotune.cli.") and m.endswith("_cmd"))}))
-""" % (HEAVY,)
+"""
 
 
-def _probe(*args, cwd) -> dict:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=cwd,
-                          env={"IOTUNE_PLAIN": "1", "PATH": "/usr/bin:/bin"}, timeout=120)
+def _probe(*args, cwd, watch=HEAVY) -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(watch), *args], capture_output=True, text=True,
+                          cwd=cwd, env={"IOTUNE_PLAIN": "1", "PATH": "/usr/bin:/bin"}, timeout=120)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] == 0, done.stderr
@@ -73,6 +75,16 @@ def test_recommend_for_a_measured_workload_loads_no_model_library(stored_study):
     loaded = _loaded("recommend", "--study", "quick", "--workload", "transfer_size=1MiB", "--db",
                      str(stored_study / "quick.db"), cwd=stored_study)
     assert [name for name in loaded if name != "numpy"] == []
+
+
+@pytest.mark.parametrize("command", [["results", "--study", "quick"], ["results", "--trials"], ["studies"],
+                                     ["status", "--study", "quick"],
+                                     ["recommend", "--study", "quick", "--workload", "transfer_size=1MiB"]])
+def test_reading_commands_on_a_sqlite_store_load_no_sqlalchemy(stored_study, command):
+    """Issue 32 (`results` within 0.3 s of the interpreter): a SQLite store is read through the standard library's
+    sqlite3 (iotune.store.reader); SQLAlchemy's import alone was half of `results`."""
+    report = _probe(*command, "--db", str(stored_study / "quick.db"), cwd=stored_study, watch=("sqlalchemy",))
+    assert report["loaded"] == []
 
 
 def test_a_command_imports_its_own_module_only(stored_study):

@@ -16,10 +16,10 @@ def study_decision(db: str | None, study: str, values: dict, constraints=()):
     the configurations considered must satisfy)."""
     from iotune.recommend.answer import decide
     from iotune.space import Space
-    from iotune.store import Store
+    from iotune.store import open_reader
     from iotune.stored import StoredStudy
 
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         opened = StoredStudy.open(store, study)
         trials = [t for t in opened.trials() if t.runner != "command"]
     space = opened.space

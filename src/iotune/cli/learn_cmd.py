@@ -95,10 +95,10 @@ def evaluate(study: str = STUDY, target: str = TARGET,
     """Compare cart, rankboost, forest, linear and random: k-fold errors and leave-one-workload-out regret."""
     study = _study(study)
     from iotune.cli.model_quality import TARGET_UNITS
-    from iotune.store import Store
+    from iotune.store import open_reader
 
     check_format(fmt)
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         opened = _known(store, study, target)
         from iotune.learn.evaluation import PredictorScore
         from iotune.learn.evaluation import evaluate as score
@@ -126,11 +126,11 @@ def explain(study: str = STUDY,
             target: str = TARGET, seed: int = SEED, db: str = DB, fmt: str = FORMAT) -> None:
     """Which parameters matter most: the top rules of a CART tree and forest importances per parameter."""
     study = _study(study)
-    from iotune.store import Store
+    from iotune.store import open_reader
 
     check_format(fmt)
     terminal = Terminal()
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         opened = _known(store, study, target)
         from iotune.learn.explanation import explain as describe
 

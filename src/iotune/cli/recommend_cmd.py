@@ -19,10 +19,10 @@ __all__ = ["apply_lines", "hint_forms", "prepare_hints_dir", "recommend", "run_r
 def load_trained(db: str | None, study: str, name: str | None):
     """The study's space and its trained model ``name`` (default: its newest)."""
     from iotune.learn.model import load_model
-    from iotune.store import Store
+    from iotune.store import open_reader
     from iotune.stored import StoredStudy
 
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         opened = StoredStudy.open(store, study)
         return opened.space, load_model(opened, name)
 
@@ -55,10 +55,10 @@ def apply_lines(candidate, directory: str = "DIR") -> dict:
 def with_spread(result, db: str | None, study: str):
     """``result`` with each candidate's spread and the separation verdict from ``study``'s repeats."""
     from iotune.recommend.uncertainty import attach_spread
-    from iotune.store import Store
+    from iotune.store import open_reader
     from iotune.stored import StoredStudy
 
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         return attach_spread(result, StoredStudy.open(store, study))
 
 

@@ -37,15 +37,16 @@ def report(
         made = profile_report(profile)
     else:
         from iotune.profile import workload_values_from
-        from iotune.store import Store
+        from iotune.store import open_reader
         from iotune.stored import StoredStudy
 
         values = workload_values_from(workload)[0] if workload is not None else None
-        with Store(db, read_only=True) as store:
+        with open_reader(db) as store:
             opened = StoredStudy.open(store, study)  # a typo is refused before the report's libraries load (seconds)
             from iotune.report import study_report
+            from iotune.report.fits import FitCache
 
-            made = study_report(opened, values, workload, profile)
+            made = study_report(opened, values, workload, profile, FitCache.default())
     from iotune.report import write_report
 
     written = write_report(made, output, plots)

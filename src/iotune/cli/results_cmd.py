@@ -66,11 +66,11 @@ def start_up_noise(trials) -> float | None:
     """How far apart start-up alone can put two runs (seconds, :attr:`iotune.apply.launch.StartUp.noise`) for
     application runs timed by wall time, from the launches measured when they ran (``extra["startup_seconds"]``);
     None for anything else."""
-    from iotune.apply.launch import StartUp
-
     for trial in trials:
         seconds = (trial.extra or {}).get("startup_seconds") if trial.runner == "command" else None
         if seconds and (trial.extra or {}).get("phase_seconds_source") == "wall time":
+            from iotune.apply.launch import StartUp  # application runs only
+
             return StartUp((), tuple(seconds)).noise
     return None
 
@@ -107,11 +107,11 @@ def _sure(decision) -> str:
 def show_best(db: str | None, study: str | None, fmt: str) -> None:
     from iotune.analysis import best_per_workload
     from iotune.recommend.decision import decide_all, not_in_effect_text
-    from iotune.store import Store
+    from iotune.store import open_reader
     from iotune.store.engine import masked
 
     terminal = Terminal()
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         studies = _studies(store, study)
         if not studies:
             raise IotuneError(f"no studies in {masked(store.url)}; run `iotune bench SPEC.yaml` or `iotune demo` first")
@@ -228,9 +228,9 @@ def results(study: str = STUDY, db: str = DB, fmt: str = FORMAT,
 def show_trials(db: str | None, study: str | None, fmt: str) -> None:
     """One row per trial: the parameters that vary, repeat, state, write and read seconds and MiB/s apart."""
     from iotune.cli.trial_table import trial_table
-    from iotune.store import Store
+    from iotune.store import open_reader
 
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         records = _studies(store, study)
         spaces = {r.name: r.space for r in records}
         found = store.trials(study=study)

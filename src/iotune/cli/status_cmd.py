@@ -108,13 +108,13 @@ def status(study: str = typer.Option(..., "--study", "-s", help="The study to sh
                                        "worker or the controller counts as gone (default 120)."),
            every: float = typer.Option(2.0, "--every", min=0.1, help="With --follow: seconds between looks.")) -> None:
     """A study's queue counts, controller, live workers and their heartbeats, and its Slurm job."""
-    from iotune.store import Store
+    from iotune.store import open_reader
     from iotune.study.worker import GRACE_S
 
     check_format(fmt)
     grace = grace or GRACE_S
     terminal = Terminal()
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         data = snapshot(store, study, grace)
         if fmt == "json":
             import json

@@ -13,10 +13,10 @@ from iotune.errors import IotuneError
 
 def studies(db: str = DB, fmt: str = FORMAT) -> None:
     """List the studies in the store with their trial counts."""
-    from iotune.store import Store
+    from iotune.store import open_reader
 
     check_format(fmt)
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         rows = []
         for study in store.list_studies():
             states = store.trial_states(study.id)
@@ -32,13 +32,13 @@ def export(path: Path = typer.Argument(..., help="File to write."),
                                         "default from the file name."),
            study: str = STUDY, db: str = DB) -> None:
     """Export measurements (every repeat, every phase) to share or analyse."""
-    from iotune.store import Store, exchange
+    from iotune.store import exchange, open_reader
     from iotune.store.engine import masked
 
     fmt = fmt or path.suffix.lstrip(".").lower()
     if fmt not in ("json", "csv", "parquet"):
         raise IotuneError(f"export format must be json, csv or parquet, got {fmt!r}")
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         if study and store.get_study(study) is None:
             raise IotuneError(f"no study named {study!r} in {masked(store.url)}")
         exchange.export(store, path, fmt, study=study)

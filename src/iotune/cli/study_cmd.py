@@ -35,10 +35,10 @@ def history(study: str = NAME, db: str = DB, fmt: str = FORMAT) -> None:
     """Every trial in the order it started: parameters that vary, state, write and read times, best so far."""
     from iotune.cli.trial_table import trial_table
     from iotune.records import io_seconds
-    from iotune.store import Store
+    from iotune.store import open_reader
 
     check_format(fmt)
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         record = _record(store, study)
         trials = sorted(store.trials(study=study), key=lambda t: (t.started_at or "~", t.id))
     columns, rows = trial_table(trials, {record.name: record.space})
@@ -112,10 +112,10 @@ def models(study: str = typer.Option(None, "--study", "-s", help="Only this stud
            db: str = DB, fmt: str = FORMAT) -> None:
     """The trained models in the store: study, name, predictor, target, samples and cross-validated quality."""
     from iotune.cli.model_quality import TARGET_UNITS
-    from iotune.store import Store
+    from iotune.store import open_reader
 
     check_format(fmt)
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         if study is not None:
             _record(store, study)
         found = store.list_models(study)

@@ -15,17 +15,13 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 FORMATS = ("table", "json", "csv")
 
@@ -88,6 +84,15 @@ class Terminal:
         if self.is_plain:
             yield _PlainProgress(self, description, total)
             return
+        from rich.progress import (  # a reading command shows no bar: loaded when one is shown
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         columns = (
             TextColumn("{task.description}"),
             BarColumn(),

@@ -22,14 +22,14 @@ def _number(value, digits: int = 4):
 
 
 def _load(db, study: str | None, runs: int = 2):
-    from iotune.store import Store
+    from iotune.store import open_reader
     from iotune.stored import StoredStudy
     from iotune.variability.errors import VariabilityError
     from iotune.variability.repeats import Repeats
 
     if not study:
         raise VariabilityError("--study is required; `iotune studies` lists them")
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         repeats = Repeats.from_study(StoredStudy.open(store, study))
     kept = repeats.require_repeats(runs)
     if len(kept) < len(repeats):

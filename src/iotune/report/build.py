@@ -53,11 +53,12 @@ def _timed(seconds: dict, key: str, title: str, compute: Callable[[], Section]) 
 
 
 def study_report(study: StoredStudy, workload: dict | None = None, workload_source: str | None = None,
-                 profile: str | Path | None = None) -> Report:
+                 profile: str | Path | None = None, fits=None) -> Report:
     """Every section of a study's report (and a Darshan profile's, when given).
 
     ``workload`` (values in :mod:`iotune.workload`'s vocabulary) chooses what to recommend for; without it a
-    ``profile``'s workload is used, else every workload of the space.
+    ``profile``'s workload is used, else every workload of the space.  ``fits`` (a
+    :class:`~iotune.report.fits.FitCache`) keeps the held-out predictions between reports of the same data.
     """
     from iotune.report.campaign import campaign_section
     from iotune.report.context import StudyData
@@ -71,7 +72,7 @@ def study_report(study: StoredStudy, workload: dict | None = None, workload_sour
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()
-    data = StudyData.load(study)
+    data = StudyData.load(study, fits)
     read = None
     if profile is not None:
         from iotune.report.darshan import read_profile

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from iotune.learn.dataset import is_default
 from iotune.records import io_seconds
+from iotune.report.fits import FitCache
 from iotune.stored import StoredStudy
 
 
@@ -47,14 +48,16 @@ class StudyData:
     platforms: dict[int, dict] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)
     """Results one section computes and another reuses (held-out predictions by predictor)."""
+    fits: FitCache | None = None
+    """Held-out predictions kept between reports (:mod:`iotune.report.fits`); None: fitted every time."""
 
     @classmethod
-    def load(cls, study: StoredStudy) -> StudyData:
+    def load(cls, study: StoredStudy, fits: FitCache | None = None) -> StudyData:
         """The report's view of ``study``: sections read its store through a :class:`ReadCache`."""
         if not isinstance(study.store, ReadCache):
             study = study.with_store(ReadCache(study.store))
         trials = study.trials()
-        return cls(study, trials, study.store.platforms(t.platform_id for t in trials))
+        return cls(study, trials, study.store.platforms(t.platform_id for t in trials), fits=fits)
 
     @property
     def store(self):

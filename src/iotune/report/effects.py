@@ -7,18 +7,14 @@ shows them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from iotune.errors import IotuneError
 from iotune.report.tables import Figure, Section, Table
-from iotune.screening.significance import (  # noqa: F401  (main_effects & co. are used from here by tests)
-    CONFIDENCE,
-    Uncertainty,
-    lenth_margin,
-    main_effects,
-    repeat_uncertainty,
-    significance,
-)
-from iotune.screening.study import ScreeningStudy
 from iotune.stored import StoredStudy
+
+if TYPE_CHECKING:
+    from iotune.screening.study import ScreeningStudy
 
 
 def screening_study(data) -> tuple[StoredStudy | None, str]:
@@ -39,6 +35,8 @@ def effects_table(study: StoredStudy | ScreeningStudy) -> tuple[Table, dict]:
     Also returns facts about the computation (runs, method, paper's ranking).
     ScreeningError when the study's design is missing rows.
     """
+    from iotune.screening.significance import significance  # scipy: loaded only for a screened study
+
     found = significance(study)
     rows = [(f.rank, f.name, f.low, f.high, f.effect_s, f.half_s, f.effect_bandwidth, f.half_bandwidth,
              "unknown" if f.matters is None else ("yes" if f.matters else "no"), f.paper_effect_s)

@@ -72,20 +72,39 @@ def memo_key(target: str, predictor: str, params: dict) -> tuple:
     return ("held-out", target, predictor, tuple(sorted(params.items())))
 
 
+def held_out(dataset, predictor: str, params: dict, folds: int = FOLDS, seed: int = SEED, fits=None):
+    """:func:`out_of_fold`'s predictions and reference, read back from ``fits`` (a
+    :class:`~iotune.report.fits.FitCache`) when it holds them for these rows, predictor, folds and seed."""
+    if fits is None:
+        return out_of_fold(dataset, predictor, params, folds, seed)
+    from iotune.report import fits as cache
+
+    name = cache.key("held-out predictions", predictor=predictor, params=params, folds=folds, seed=seed,
+                     rows=cache.digest(dataset.data_hash, dataset.target, dataset.categorical, dataset.options,
+                                       list(dataset.feature_names), dataset.config_keys.tolist()))
+    return fits.held_out(name, dataset.n_samples, lambda: out_of_fold(dataset, predictor, params, folds, seed),
+                         FIT_ERRORS)
+
+
+FIT_ERRORS = (IotuneError, ValueError, np.linalg.LinAlgError)
+"""What a model that cannot be fitted raises: the report says so and goes on."""
+
+
 def quality(dataset, predictors=PREDICTORS, folds: int = FOLDS, seed: int = SEED,
-            memo: dict | None = None) -> tuple[Table, Table, list[str]]:
+            memo: dict | None = None, fits=None) -> tuple[Table, Table, list[str]]:
     """The error table (one row per predictor and one for the mean), the predictions table and problems met.
 
-    ``memo`` receives each predictor's held-out predictions (:func:`memo_key`).
+    ``memo`` receives each predictor's held-out predictions (:func:`memo_key`); ``fits`` keeps them between
+    reports (:func:`held_out`).
     """
     rows, points, problems = [], [], []
     reference = None
     for name, params, label in predictors:
         try:
-            predicted, reference = out_of_fold(dataset, name, params, folds, seed)
+            predicted, reference = held_out(dataset, name, params, folds, seed, fits)
             if memo is not None:
                 memo[memo_key(dataset.target, name, params)] = predicted
-        except (IotuneError, ValueError, np.linalg.LinAlgError) as error:
+        except FIT_ERRORS as error:
             problems.append(f"{label}: could not be fitted ({error})")
             continue
         e = errors(dataset.y, predicted)
@@ -133,7 +152,7 @@ def models_section(data) -> Section:
                                "least 3 to be cross-validated.")
     section = Section("models", title)
     dataset = Dataset.from_study(data.study, "time")
-    table, predictions, problems = quality(dataset, memo=data.memo)
+    table, predictions, problems = quality(dataset, memo=data.memo, fits=data.fits)
     section.warnings += problems
     for row in table.rows:
         if row[6] == "worse than the mean":

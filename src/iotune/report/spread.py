@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from iotune.errors import IotuneError
-from iotune.report.models import configuration_folds
+from iotune.report.models import FIT_ERRORS, configuration_folds
 from iotune.report.tables import Figure, Section, Table, fmt_percent, fmt_seconds, label_of
-from iotune.variability import Repeats, VariabilityMap, describe, runs_needed
+from iotune.variability import Repeats, describe, runs_needed
 
 REL_HALF_WIDTH = 0.05
 CONFIDENCE = 0.95
@@ -32,6 +32,8 @@ def held_out_map(repeats: Repeats, predictor: str, per_category: bool, folds: in
 
     VariabilityError when a fold's maps cannot be fitted.
     """
+    from iotune.variability import VariabilityMap
+
     fold = configuration_folds(repeats.config_keys, min(folds, len(repeats)), seed)
     predicted = np.full(len(repeats), np.nan)
     reference = np.full(len(repeats), np.nan)
@@ -40,7 +42,7 @@ def held_out_map(repeats: Repeats, predictor: str, per_category: bool, folds: in
         test = [i for i in range(len(repeats)) if fold[i] == k]
         subset = Repeats(repeats.study, repeats.space, [repeats.configs[i] for i in train],
                          [repeats.config_keys[i] for i in train], [repeats.times[i] for i in train])
-        fitted = VariabilityMap("std", predictor, per_category).fit(subset)
+        fitted = VariabilityMap("std", predictor, per_category).fit(subset)  # scikit-learn: loaded when fitted
         reference[test] = float(np.mean([t.std(ddof=1) for t in subset.times]))
         for i in test:
             try:
@@ -50,15 +52,29 @@ def held_out_map(repeats: Repeats, predictor: str, per_category: bool, folds: in
     return predicted, reference
 
 
-def fitted_map(repeats: Repeats) -> tuple[np.ndarray, np.ndarray, str]:
-    """Held-out predicted standard deviations (s) of the first map kind that fits, the reference, its description."""
+def fitted_map(repeats: Repeats, fits=None) -> tuple[np.ndarray, np.ndarray, str]:
+    """Held-out predicted standard deviations (s) of the first map kind that fits, the reference, its description;
+    ``fits`` keeps them between reports (:func:`kept_map`)."""
     problems = []
     for predictor, per_category, label in MAPS:
         try:
-            return (*held_out_map(repeats, predictor, per_category), label)
-        except (IotuneError, ValueError, np.linalg.LinAlgError) as error:
+            return (*kept_map(repeats, predictor, per_category, fits), label)
+        except FIT_ERRORS as error:
             problems.append(f"{label}: {error}")
     raise IotuneError("no variability map could be fitted: " + "; ".join(problems))
+
+
+def kept_map(repeats: Repeats, predictor: str, per_category: bool, fits=None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`held_out_map`, read back from ``fits`` (a :class:`~iotune.report.fits.FitCache`) when it holds this
+    map kind's predictions, or its failure, for these repeats."""
+    if fits is None:
+        return held_out_map(repeats, predictor, per_category)
+    from iotune.report import fits as cache
+
+    name = cache.key("held-out variability map", predictor=predictor, per_category=per_category, folds=5, seed=0,
+                     rows=cache.digest(repeats.space.hash, repeats.configs, repeats.config_keys,
+                                       [t.tolist() for t in repeats.times]))
+    return fits.held_out(name, len(repeats), lambda: held_out_map(repeats, predictor, per_category), FIT_ERRORS)
 
 
 def are(measured, predicted) -> float | None:
@@ -113,7 +129,7 @@ def spread_section(data) -> Section:
     predicted, reference, label = None, None, ""
     if len(repeats) >= 5:
         try:
-            predicted, reference, label = fitted_map(repeats)
+            predicted, reference, label = fitted_map(repeats, data.fits)
         except IotuneError as error:
             section.warnings.append(str(error))
     else:

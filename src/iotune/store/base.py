@@ -3,7 +3,8 @@
 Modelled on optuna's ``BaseStorage``: :class:`Storage` names the operations
 (platforms, studies, trials, the queue and its claims, the controller lease,
 models, flat rows) and :class:`~iotune.store.Store` implements them on
-SQLite and PostgreSQL through SQLAlchemy.  Export and import are not part of
+SQLite and PostgreSQL through SQLAlchemy; :class:`StorageReader`, the part of
+it that reads, is what reading commands use (:func:`iotune.store.open_reader`).  Export and import are not part of
 it: :mod:`iotune.store.exchange` writes and reads files through any Storage,
 an import going through the one bulk operation a Storage offers for it,
 :meth:`Storage.bulk_import`, so that it stays all or nothing.  The backend
@@ -20,8 +21,10 @@ from iotune.records import Measurement, PhaseResult
 from iotune.store.records import ModelRecord, StudyRecord, TrialRecord
 
 
-class Storage(abc.ABC):
-    """A results database: studies of trials with their raw phases, a queue of trials, stored models."""
+class StorageReader(abc.ABC):
+    """What a reading command asks of a results database: studies, their trials with raw phases, the queue's
+    state, stored models.  :class:`Storage` adds the writes; :mod:`iotune.store.reader` reads SQLite without
+    SQLAlchemy."""
 
     url: str
 
@@ -44,20 +47,9 @@ class Storage(abc.ABC):
     def source(self) -> dict:
         """Where the data comes from, as an export records it: {"host": ..., "db": ...} (no password)."""
 
-    # platforms and studies
-
-    @abc.abstractmethod
-    def register_platform(self, info: dict) -> int:
-        """Id of the platform ``info`` describes; same info, same id."""
-
     @abc.abstractmethod
     def platforms(self, ids) -> dict[int, dict]:
         """Platform id -> its description, for the ids given."""
-
-    @abc.abstractmethod
-    def create_study(self, name: str, space_yaml: str, space_hash: str, settings: dict, description: str = "",
-                     spec_yaml: str | None = None) -> StudyRecord:
-        """A new, empty study; StoreError if the name is taken."""
 
     @abc.abstractmethod
     def get_study(self, name: str) -> StudyRecord | None:
@@ -66,37 +58,6 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     def list_studies(self) -> list[StudyRecord]:
         """Every study, by name."""
-
-    @abc.abstractmethod
-    def update_settings(self, study: str | int, changes: dict) -> dict:
-        """Merge ``changes`` into a study's settings; return them all."""
-
-    @abc.abstractmethod
-    def delete_study(self, name: str) -> None:
-        """Remove a study with everything in it."""
-
-    @abc.abstractmethod
-    def rename_study(self, name: str, new_name: str) -> StudyRecord:
-        """Give a study another name, keeping what it holds."""
-
-    # trials
-
-    @abc.abstractmethod
-    def start_trial(self, study_id: int, config: dict, config_key: str, workload_key: str, repeat: int,
-                    platform_id: int | None = None, benchmark: dict | None = None, owner: str | None = None) -> int:
-        """Record a RUNNING trial before it runs; return its id."""
-
-    @abc.abstractmethod
-    def finish_trial(self, trial_id: int, measurement: Measurement, owner: str | None = None) -> None:
-        """Record a RUNNING trial's outcome and every phase in one commit."""
-
-    @abc.abstractmethod
-    def add_trials(self, study_id: int, finished: list[tuple]) -> None:
-        """Store already measured trials in one commit."""
-
-    @abc.abstractmethod
-    def mark_invalid(self, study_id: int, config: dict, config_key: str, workload_key: str, reason: str) -> int:
-        """Record that a configuration cannot exist; return the trial id."""
 
     @abc.abstractmethod
     def trial_states(self, study_id: int) -> dict[tuple[str, int], str]:
@@ -123,7 +84,63 @@ class Storage(abc.ABC):
     def rows(self, study: str | int | None = None) -> list[dict]:
         """Flat rows, one per measured phase (and one per trial without phases)."""
 
-    # the queue: pending trials, claims, heartbeats
+    @abc.abstractmethod
+    def running_owners(self, study: str | int) -> dict[str, str | None]:
+        """Owner -> latest heartbeat of the study's RUNNING trials."""
+
+    @abc.abstractmethod
+    def queue_counts(self, study: str | int) -> dict[str, int]:
+        """Trials of the study by state."""
+
+    @abc.abstractmethod
+    def model_blob(self, study: str | int, name: str | None = None) -> tuple[ModelRecord, bytes, str]:
+        """A stored model's record, blob and blob format; StoreError when there is none."""
+
+    @abc.abstractmethod
+    def list_models(self, study: str | int | None = None) -> list[ModelRecord]:
+        """Stored models, without their estimators."""
+
+
+class Storage(StorageReader):
+    """A results database: studies of trials with their raw phases, a queue of trials, stored models."""
+
+    @abc.abstractmethod
+    def register_platform(self, info: dict) -> int:
+        """Id of the platform ``info`` describes; same info, same id."""
+
+    @abc.abstractmethod
+    def create_study(self, name: str, space_yaml: str, space_hash: str, settings: dict, description: str = "",
+                     spec_yaml: str | None = None) -> StudyRecord:
+        """A new, empty study; StoreError if the name is taken."""
+
+    @abc.abstractmethod
+    def update_settings(self, study: str | int, changes: dict) -> dict:
+        """Merge ``changes`` into a study's settings; return them all."""
+
+    @abc.abstractmethod
+    def delete_study(self, name: str) -> None:
+        """Remove a study with everything in it."""
+
+    @abc.abstractmethod
+    def rename_study(self, name: str, new_name: str) -> StudyRecord:
+        """Give a study another name, keeping what it holds."""
+
+    @abc.abstractmethod
+    def start_trial(self, study_id: int, config: dict, config_key: str, workload_key: str, repeat: int,
+                    platform_id: int | None = None, benchmark: dict | None = None, owner: str | None = None) -> int:
+        """Record a RUNNING trial before it runs; return its id."""
+
+    @abc.abstractmethod
+    def finish_trial(self, trial_id: int, measurement: Measurement, owner: str | None = None) -> None:
+        """Record a RUNNING trial's outcome and every phase in one commit."""
+
+    @abc.abstractmethod
+    def add_trials(self, study_id: int, finished: list[tuple]) -> None:
+        """Store already measured trials in one commit."""
+
+    @abc.abstractmethod
+    def mark_invalid(self, study_id: int, config: dict, config_key: str, workload_key: str, reason: str) -> int:
+        """Record that a configuration cannot exist; return the trial id."""
 
     @abc.abstractmethod
     def enqueue(self, study: str | int, items: list[dict], retry_failed: bool = False) -> int:
@@ -147,16 +164,6 @@ class Storage(abc.ABC):
         """Give a claimed trial back to the queue without a result."""
 
     @abc.abstractmethod
-    def running_owners(self, study: str | int) -> dict[str, str | None]:
-        """Owner -> latest heartbeat of the study's RUNNING trials."""
-
-    @abc.abstractmethod
-    def queue_counts(self, study: str | int) -> dict[str, int]:
-        """Trials of the study by state."""
-
-    # the controller lease: one process at a time asks a study's sampler
-
-    @abc.abstractmethod
     def acquire_controller(self, study: str | int, owner: str, *, dead_owners: tuple[str, ...] = (),
                            stale_before: str | None = None) -> str | None:
         """Make ``owner`` the study's controller; None on success, else the live holder."""
@@ -169,21 +176,9 @@ class Storage(abc.ABC):
     def release_controller(self, study: str | int, owner: str) -> None:
         """Give up ``owner``'s lease."""
 
-    # models
-
     @abc.abstractmethod
     def save_model(self, study_id: str | int, model: dict, blob: bytes, fmt: str) -> int:
         """Store a model and its blob in a study; return its row id."""
-
-    @abc.abstractmethod
-    def model_blob(self, study: str | int, name: str | None = None) -> tuple[ModelRecord, bytes, str]:
-        """A stored model's record, blob and blob format; StoreError when there is none."""
-
-    @abc.abstractmethod
-    def list_models(self, study: str | int | None = None) -> list[ModelRecord]:
-        """Stored models, without their estimators."""
-
-    # imports
 
     @abc.abstractmethod
     def bulk_import(self) -> AbstractContextManager[BulkImport]:

@@ -13,6 +13,10 @@ only a new or empty file, or an iotune store, is ever written to; anything else
 A reading command opens its store read-only (:func:`create_engine` with
 ``read_only``): SQLite's ``mode=ro``, ``immutable=1`` when no write-ahead log is
 there (:func:`read_only_uri`).
+
+SQLAlchemy is imported when an engine is made, not with this module: the
+reading commands' SQLite path (:mod:`iotune.store.reader`) uses the rest of it
+without SQLAlchemy's import (a sixth of a second).
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ import os
 import sqlite3
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-import sqlalchemy as sa
-from sqlalchemy.engine import URL, make_url
-
 from iotune.errors import StoreError
-from iotune.store.schema import SCHEMA_VERSION
+from iotune.store.version import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+    from sqlalchemy.engine import URL
 
 DEFAULT_DB = "iotune.db"
 BUSY_TIMEOUT_MS = 30_000
@@ -49,7 +55,11 @@ def normalize_url(url: str | os.PathLike | None) -> str:
 
 def masked(url: str) -> str:
     """The URL with any password replaced by ***, safe for messages and logs."""
+    if "@" not in url:
+        return url  # no user part, no password (a SQLite path): SQLAlchemy's parser need not be loaded
     try:
+        from sqlalchemy.engine import make_url
+
         return make_url(url).render_as_string(hide_password=True)
     except Exception:
         head, sep, tail = url.partition("://")
@@ -61,6 +71,8 @@ def masked(url: str) -> str:
 
 
 def _parse(url: str) -> URL:
+    from sqlalchemy.engine import make_url
+
     try:
         return make_url(url)
     except Exception as exc:
@@ -68,6 +80,8 @@ def _parse(url: str) -> URL:
 
 
 def _sqlite_events(engine: sa.Engine, read_only: bool) -> None:
+    import sqlalchemy as sa
+
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves, below
@@ -83,6 +97,12 @@ def _sqlite_events(engine: sa.Engine, read_only: bool) -> None:
     def _on_begin(conn):
         mode = "IMMEDIATE" if conn.get_execution_options().get(WRITE) else "DEFERRED"
         conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def require_file(path: str) -> None:
+    """StoreError when there is no file at ``path``: a command that needs a store does not create one."""
+    if not os.path.exists(path):
+        raise StoreError(f"no store at {path}: check --db (bench, tune, screen and import create one)")
 
 
 def check_sqlite_file(path: str | os.PathLike) -> None:
@@ -154,6 +174,8 @@ def create_engine(url: str, read_only: bool = False) -> sa.Engine:
 
     A SQLite file is checked first (:func:`check_sqlite_file`); ``read_only`` opens it read-only.
     """
+    import sqlalchemy as sa
+
     parsed = _parse(url)
     kwargs: dict = {}
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from iotune.store import queries
+from iotune.store.decode import model_record as record
 from iotune.store.records import ModelRecord
 from iotune.store.schema import models, studies
 
@@ -41,26 +42,6 @@ def insert(conn: sa.Connection, study_id: int, model: dict, blob: bytes, fmt: st
 
 def _query():
     return sa.select(models, studies.c.name.label("study")).join(studies, studies.c.id == models.c.study_id)
-
-
-def record(row) -> ModelRecord:
-    params = queries.loads(row.params_json, {})
-    return ModelRecord(
-        id=row.id,
-        name=row.name,
-        study=row.study,
-        study_id=row.study_id,
-        predictor=row.predictor,
-        target=row.target,
-        categorical=row.categorical,
-        params=params.get("predictor", {}),
-        dataset_options=params.get("dataset", {}),
-        data_hash=row.data_hash,
-        space_hash=row.space_hash,
-        n_samples=row.n_samples,
-        metrics=queries.loads(row.metrics_json, {}),
-        created_at=row.created_at,
-    )
 
 
 def select(conn: sa.Connection, study_id: int | None) -> list[ModelRecord]:

@@ -15,7 +15,17 @@ import sqlalchemy as sa
 
 from iotune.errors import StoreError
 from iotune.records import PhaseResult
-from iotune.store.records import StudyRecord, TrialRecord
+from iotune.store.decode import (  # noqa: F401  (loads, the columns and the records are used from here too)
+    BASE_COLUMNS,
+    MAX_STORED_JSON,
+    PHASE_FIELDS,
+    flat,
+    loads,
+    phase_from_row,
+    study_record,
+    trial_record,
+)
+from iotune.store.records import TrialRecord
 from iotune.store.schema import measurements, platforms, studies, trials
 from iotune.units import MIB
 
@@ -39,21 +49,6 @@ def dumps(value, what: str) -> str:
         return json.dumps(value, sort_keys=True, separators=(",", ":"))
     except (TypeError, ValueError) as exc:
         raise StoreError(f"{what} is not JSON-serializable: {exc}") from None
-
-
-MAX_STORED_JSON = 8 << 20
-"""Characters of one stored JSON column parsed at most: JSON can take twenty times its size once parsed
-(``[{},{},...]``), and a store may come from someone else (an import takes at most 1 MiB a document)."""
-
-
-def loads(text: str | None, default=None, what: str = "JSON column"):
-    """Decode a JSON column (``what`` names it in the error); NULL gives ``default``."""
-    if text is None:
-        return default
-    if len(text) > MAX_STORED_JSON:
-        raise StoreError(f"the store's {what} is {len(text)} characters of JSON, more than the {MAX_STORED_JSON} "
-                         "iotune reads: a damaged store, or one not written by iotune")
-    return json.loads(text)
 
 
 def now() -> str:
@@ -97,22 +92,6 @@ def inserted_id(result: sa.CursorResult) -> int:
     if key is None:
         raise StoreError("the database returned no key for the inserted row")
     return key[0]
-
-
-def study_record(row) -> StudyRecord:
-    return StudyRecord(
-        id=row.id,
-        name=row.name,
-        created_at=row.created_at,
-        description=row.description or "",
-        space_hash=row.space_hash,
-        space_yaml=row.space_yaml,
-        settings=loads(row.settings_json, {}, "settings"),
-        origin=row.origin,
-        spec_yaml=row.spec_yaml,
-        controller=row.controller,
-        controller_at=row.controller_at,
-    )
 
 
 def study_by_name(conn: sa.Connection, name: str):
@@ -166,19 +145,6 @@ def insert_phases(conn: sa.Connection, trial_id: int, phases: list[PhaseResult])
         conn.execute(measurements.insert(), [phase_values(trial_id, p) for p in phases])
 
 
-def phase_from_row(row) -> PhaseResult:
-    return PhaseResult(
-        phase=row.phase,
-        bytes=row.bytes,
-        seconds=row.seconds,
-        open_seconds=row.open_seconds,
-        transfer_seconds=row.transfer_seconds,
-        close_seconds=row.close_seconds,
-        ops=row.ops,
-        verify_errors=row.verify_errors,
-    )
-
-
 def _trial_filter(query, study_id: int | None, state: str | None, trial_id: int | None = None,
                   config_keys=None):
     if config_keys is not None:
@@ -201,7 +167,7 @@ def select_trials(
     query = _trial_filter(query, study_id, state, trial_id, config_keys).order_by(
         studies.c.name, trials.c.config_key, trials.c.repeat
     )
-    records = {row.id: _trial_record(row) for row in conn.execute(query)}
+    records = {row.id: trial_record(row) for row in conn.execute(query)}
     if records:
         phases = sa.select(measurements).join(trials, trials.c.id == measurements.c.trial_id)
         phases = _trial_filter(phases, study_id, state, trial_id, config_keys).order_by(measurements.c.id)
@@ -212,36 +178,6 @@ def select_trials(
     return list(records.values())
 
 
-def _trial_record(row) -> TrialRecord:
-    return TrialRecord(
-        id=row.id,
-        uid=row.uid,
-        study=row.study_name,
-        study_id=row.study_id,
-        platform_id=row.platform_id,
-        config=loads(row.config_json, {}, "config"),
-        config_key=row.config_key,
-        workload_key=row.workload_key,
-        repeat=row.repeat,
-        state=row.state,
-        error=row.error,
-        started_at=row.started_at,
-        finished_at=row.finished_at,
-        runner=row.runner,
-        command=row.command,
-        hints_requested=loads(row.hints_requested_json, {}, "hints requested"),
-        hints_in_effect=loads(row.hints_in_effect_json, {}, "hints in effect"),
-        read_cache_mode=row.read_cache_mode,
-        wall_seconds=row.wall_seconds,
-        extra=loads(row.extra_json, {}, "extra"),
-        benchmark=loads(row.benchmark_json, None, "benchmark"),
-        imported_from=row.imported_from,
-        owner=row.owner,
-        heartbeat_at=row.heartbeat_at,
-        seq=row.seq,
-    )
-
-
 def next_repeat(conn: sa.Connection, study_id: int, config_key: str) -> int:
     """The smallest repeat number above every repeat stored for this configuration."""
     top = conn.execute(
@@ -250,36 +186,6 @@ def next_repeat(conn: sa.Connection, study_id: int, config_key: str) -> int:
         )
     ).scalar()
     return 0 if top is None else top + 1
-
-
-PHASE_FIELDS = ("open_seconds", "transfer_seconds", "close_seconds", "ops", "verify_errors")
-
-BASE_COLUMNS = (
-    "study",
-    "space_hash",
-    "trial_uid",
-    "config_key",
-    "workload_key",
-    "repeat",
-    "state",
-    "error",
-    "phase",
-    "bytes",
-    "seconds",
-    "bandwidth_mib",
-    "open_seconds",
-    "transfer_seconds",
-    "close_seconds",
-    "ops",
-    "verify_errors",
-    "runner",
-    "read_cache_mode",
-    "hostname",
-    "fs_type",
-    "mpi_version",
-    "iotune_version",
-    "started_at",
-)
 
 
 def flat_rows(conn: sa.Connection, study_id: int | None = None) -> list[dict]:
@@ -326,15 +232,4 @@ def flat_rows(conn: sa.Connection, study_id: int | None = None) -> list[dict]:
     )
     if study_id is not None:
         query = query.where(trials.c.study_id == study_id)
-    out, cfg_names, hint_names = [], set(), set()
-    for row in conn.execute(query):
-        data = row._asdict()
-        config = loads(data.pop("config_json"), {}, "config")
-        hints = loads(data.pop("hints_in_effect_json"), {}, "hints in effect")
-        data.update({f"cfg.{k}": v for k, v in config.items()})
-        data.update({f"hint.{k}": v for k, v in hints.items()})
-        cfg_names.update(config)
-        hint_names.update(hints)
-        out.append(data)
-    extra = [f"cfg.{k}" for k in sorted(cfg_names)] + [f"hint.{k}" for k in sorted(hint_names)]
-    return [{name: data.get(name) for name in (*BASE_COLUMNS, *extra)} for data in out]
+    return flat(row._asdict() for row in conn.execute(query))

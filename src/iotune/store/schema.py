@@ -24,8 +24,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 
 from iotune.errors import StoreError
-
-SCHEMA_VERSION = 4
+from iotune.store.version import SCHEMA_VERSION, check_readable
 
 metadata = sa.MetaData(
     naming_convention={
@@ -209,17 +208,11 @@ def _migrate(conn: sa.Connection, from_version: int) -> None:
 
 def check_schema(conn: sa.Connection, where: str) -> None:
     """What a reader needs, changing nothing: an iotune store of this iotune's schema version."""
-    if not sa.inspect(conn).has_table("meta"):
-        raise StoreError(f"{where} holds no iotune store (no meta table); a reading command does not create one")
-    row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
-    version = str(row[0]) if row else ""
-    if version == str(SCHEMA_VERSION):
-        return
-    if version.isdigit() and int(version) < SCHEMA_VERSION:
-        raise StoreError(f"{where} has store schema version {version}, older than this iotune's ({SCHEMA_VERSION}), "
-                         "and a reading command does not change a store: upgrade it once by opening it with a "
-                         "command that writes (bench, tune, import, train), where it can be written")
-    ensure_schema(conn, where)  # the newer or unreadable version's own message; nothing is written for those
+    version = None
+    if sa.inspect(conn).has_table("meta"):
+        row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
+        version = str(row[0]) if row else ""
+    check_readable(version, where)
 
 
 def ensure_schema(conn: sa.Connection, where: str) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import shlex
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -32,9 +31,10 @@ from iotune.shield import shielded
 from iotune.spec.environment import UnsafeEnvironmentError, check_environment
 from iotune.store import model_rows, queries
 from iotune.store.base import BulkImport, Storage
-from iotune.store.engine import WRITE, create_engine, first_line, is_corrupt, masked, normalize_url
+from iotune.store.decode import no_model, with_rounds
+from iotune.store.engine import WRITE, create_engine, first_line, is_corrupt, masked, normalize_url, require_file
 from iotune.store.identity import HeldFile
-from iotune.store.records import ROUNDS_SETTING, TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
+from iotune.store.records import TRIAL_STATES, ModelRecord, StudyRecord, TrialRecord
 from iotune.store.schema import check_schema, ensure_schema, measurements, models, platforms, studies, trials
 
 _RESETTABLE = ("PENDING", "RUNNING", "FAILED")
@@ -669,9 +669,7 @@ class Store(Storage):
             study_id = self._study_id(conn, study)
             row = model_rows.latest(conn, study_id, name)
         if row is None:
-            which = f"no model {name!r}" if name is not None else "no model"
-            raise StoreError(f"{which} in study {study!r}; train one with "
-                             f"`iotune train --study {shlex.quote(str(study))}`")
+            raise no_model(study, name)
         return model_rows.record(row), bytes(row.blob), row.format
 
     def list_models(self, study: str | int | None = None) -> list[ModelRecord]:
@@ -767,8 +765,8 @@ def _impossible_as_failed(measurement: Measurement) -> Measurement:
 def _require_existing(url: str) -> None:
     parsed = sa.engine.make_url(url)
     path = parsed.database
-    if parsed.get_backend_name() == "sqlite" and path and path != ":memory:" and not os.path.exists(path):
-        raise StoreError(f"no store at {path}: check --db (bench, tune, screen and import create one)")
+    if parsed.get_backend_name() == "sqlite" and path and path != ":memory:":
+        require_file(path)
 
 
 def _with_rounds(conn, found: list[TrialRecord]) -> list[TrialRecord]:
@@ -776,15 +774,5 @@ def _with_rounds(conn, found: list[TrialRecord]) -> list[TrialRecord]:
     ids = {t.study_id for t in found}
     if not ids:
         return found
-    rounds: dict[int, dict] = {}
-    for row in conn.execute(sa.select(studies.c.id, studies.c.settings_json).where(studies.c.id.in_(ids))):
-        stored = (queries.loads(row.settings_json, {}) or {}).get(ROUNDS_SETTING)
-        if isinstance(stored, dict) and stored:
-            rounds[row.id] = stored
-    if not rounds:
-        return found
-    for trial in found:
-        played = rounds.get(trial.study_id, {}).get(f"{trial.config_key}#{trial.repeat}")
-        if isinstance(played, int) and not isinstance(played, bool):
-            trial.race_round = played
-    return found
+    query = sa.select(studies.c.id, studies.c.settings_json).where(studies.c.id.in_(ids))
+    return with_rounds(found, {row.id: row.settings_json for row in conn.execute(query)})

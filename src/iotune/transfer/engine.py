@@ -112,7 +112,6 @@ import math
 from dataclasses import replace
 
 import numpy as np
-from scipy.stats import norm
 
 from iotune.transfer import evidence
 from iotune.transfer.canonical import Canonical
@@ -761,6 +760,8 @@ def _one_hot_stretch(rows: np.ndarray) -> np.ndarray:
 
 
 def _expected_improvement(mean: np.ndarray, std: np.ndarray, incumbent: float) -> np.ndarray:
+    from scipy.stats import norm  # scipy.stats: loaded when used (half a second; a report may not need it)
+
     std = np.maximum(std, 1e-12)
     u = (incumbent - mean) / std
     return (incumbent - mean) * norm.cdf(u) + std * norm.pdf(u)

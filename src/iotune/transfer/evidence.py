@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binom, spearmanr
 
 
 def agreement(predicted: np.ndarray, measured: np.ndarray) -> float | None:
@@ -34,6 +33,8 @@ def agreement(predicted: np.ndarray, measured: np.ndarray) -> float | None:
     predicted, measured = np.asarray(predicted, dtype=float), np.asarray(measured, dtype=float)
     if len(measured) < 3 or np.ptp(predicted) == 0 or np.ptp(measured) == 0:
         return None
+    from scipy.stats import spearmanr  # scipy.stats: loaded when used (half a second; a report may not need it)
+
     rho = spearmanr(predicted, measured).statistic
     return None if not np.isfinite(rho) else float(rho)
 
@@ -46,6 +47,8 @@ def failing_more(expected: np.ndarray, failures: int, level: float = 0.05) -> bo
     runs = len(expected)
     if failures < 2 or runs == 0:
         return False
+    from scipy.stats import binom
+
     chance = float(np.clip(expected.mean(), 1e-3, 1.0))
     return bool(binom.sf(failures - 1, runs, chance) < level)
 

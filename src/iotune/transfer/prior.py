@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from iotune.transfer.errors import TransferError
 
@@ -161,6 +160,8 @@ def lay_over(prior: Prior, candidates: np.ndarray, scale, log: bool = True, norm
     spread[spread == 0] = 1.0
     shape = (level - centre) / spread
     if normalise == "rank":
+        from scipy.stats import norm  # scipy.stats: loaded when used (half a second; a report may not need it)
+
         ranks = level.argsort(axis=1, kind="stable").argsort(axis=1, kind="stable")
         shape = norm.ppf((ranks + 0.5) / n)
     priced = level if offset is None else level + offset

@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as student_t
+from scipy.special import stdtrit  # what scipy.stats.t.ppf computes, without importing all of scipy.stats
 
 from iotune.variability.errors import VariabilityError
 
@@ -106,7 +106,7 @@ def t_interval(samples, confidence: float = 0.95) -> Interval:
     confidence = _check_confidence(confidence)
     x = _sample(samples)
     n, mean = x.size, float(x.mean())
-    half = float(student_t.ppf(0.5 + confidence / 2.0, n - 1) * x.std(ddof=1) / math.sqrt(n))
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2.0) * x.std(ddof=1) / math.sqrt(n))
     return Interval(mean - half, mean + half, mean, confidence, "t")
 
 
@@ -123,7 +123,7 @@ def bootstrap_interval(samples, confidence: float = 0.95, resamples: int = 2000,
 
 
 def _relative_width(cv: float, n: int, confidence: float) -> float:
-    return float(student_t.ppf(0.5 + confidence / 2.0, n - 1)) * cv / math.sqrt(n)
+    return float(stdtrit(n - 1, 0.5 + confidence / 2.0)) * cv / math.sqrt(n)
 
 
 def runs_needed_for_cv(cv: float, rel_half_width: float = 0.05, confidence: float = 0.95) -> int:
