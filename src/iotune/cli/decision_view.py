@@ -50,9 +50,9 @@ def measured_elsewhere(db: str | None, opened, values: dict):
     """(space, decision) from another study of the store that measured workload ``values``
     (:func:`iotune.recommend.elsewhere.measured_elsewhere`); None when no study did."""
     from iotune.recommend.elsewhere import measured_elsewhere as from_store
-    from iotune.store import Store
+    from iotune.store import open_reader
 
-    with Store(db, read_only=True) as store:
+    with open_reader(db) as store:
         return from_store(store, opened, values)
 
 

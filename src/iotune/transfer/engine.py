@@ -721,6 +721,8 @@ def _shape(level: np.ndarray, normalise: str) -> tuple[np.ndarray, float]:
     spread = level.std(axis=1, keepdims=True)
     spread[spread == 0] = 1.0
     if normalise == "rank":
+        from scipy.stats import norm
+
         ranks = level.argsort(axis=1, kind="stable").argsort(axis=1, kind="stable")
         return norm.ppf((ranks + 0.5) / level.shape[1]), float(np.median(spread))
     return (level - level.mean(axis=1, keepdims=True)) / spread, float(np.median(spread))
