@@ -59,7 +59,7 @@ def study_runs(study) -> list[StripedRun]:
         layout = _layout(requested, trial.extra.get("layout_in_effect"))
         made = striped_write(processes, bool(benchmark.get("file_per_process")), write.bytes, layout,
                              trial.config.get("devices"), replicas_of(layout.get("pool", requested.get("pool"))))
-        runs.append(StripedRun(trial.workload_key, made, float(write.seconds)))
+        runs.append(StripedRun(trial.workload_key, made, float(write.seconds), repeat=trial.repeat))
     if not runs:
         raise ModelError(f"study {study.name!r} has no complete trial with a write phase to fit the placement model")
     return runs
