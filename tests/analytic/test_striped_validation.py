@@ -3,12 +3,13 @@
 import csv
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from iotune.analytic import ModelError
 from iotune.analytic.striped_placement import StripedWrite
-from iotune.analytic.striped_runs import ground_truth_runs
-from iotune.analytic.striped_validation import leave_one_workload_out
+from iotune.analytic.striped_runs import StripedRun, ground_truth_runs
+from iotune.analytic.striped_validation import leave_one_workload_out, split_half
 
 TABLE = Path(__file__).resolve().parents[2] / "data" / "ground_truth" / "striping_ground_truth.csv"
 MIB = 2**20
@@ -44,3 +45,17 @@ def test_leave_one_workload_out_finds_the_best_layout_and_covers_the_runs():
     assert sum(h.best_rank <= 3 for h in held_out) == 8
     assert sum(h.inside for h in held_out) / sum(h.runs for h in held_out) >= 0.8
     assert all(h.predicted_best[0] == 3 for h in held_out)
+
+
+def _rounds(means, repeats, spread, seed):
+    rng = np.random.default_rng(seed)
+    return [StripedRun("w", StripedWrite(1, MIB, 1, MIB, MIB * (i + 1)), m * (1 + spread * rng.standard_normal()),
+                       repeat=r) for i, m in enumerate(means) for r in range(repeats)]
+
+
+def test_split_half_is_high_for_layouts_far_apart_and_low_for_layouts_within_the_noise():
+    apart = _rounds([1.0, 1.5, 2.0, 2.5, 3.0, 3.5], repeats=8, spread=0.02, seed=1)
+    assert split_half(apart) == pytest.approx(1.0)
+    together = _rounds([2.0] * 6, repeats=8, spread=0.2, seed=1)
+    assert abs(split_half(together)) < 0.4
+    assert np.isnan(split_half(apart[:1] + apart[8:9]))  # one repeat each: no halves
