@@ -9,8 +9,10 @@ The CSV is imported with the spec beside it (as ``iotune import`` does) into a s
 as ``iotune model striping --calibrate`` reads a study's.  For each pattern: ``fit_striped`` on the other two
 patterns' runs (both numbers of servers), then per number of servers the held-out pattern's 13 layouts: Spearman
 rho of predicted against measured mean, the measured best layout's rank in the prediction, the share of single
-runs inside the predicted 10-90 % band, and the split-half Spearman rho of the measured means themselves (every
-split of the 8 interleaved rounds into two halves of 4; ``iotune.analytic.striped_validation.split_half``).
+runs inside the predicted 10-90 % band, the split-half Spearman rho of the measured means themselves (every
+split of the 8 interleaved rounds into two halves of 4; ``iotune.analytic.striped_validation.split_half``), and
+the median rho an exact model would score against as many runs drawn from it (a random placement each, then the
+fitted noise; ``striping_model.ceiling``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from iotune.analytic.striped_fit import BAND, fit_striped
+from iotune.analytic.striped_placement import StripedPlacementModel
 from iotune.analytic.striped_runs import ground_truth_runs
 from iotune.analytic.striped_study import study_runs
 from iotune.analytic.striped_validation import evaluate, split_half
@@ -35,7 +38,11 @@ from iotune.spec import load_spec
 from iotune.store import Store, exchange
 from iotune.stored import StoredStudy
 
+from striping_model import ceiling as noise_ceiling  # isort: skip  (benchmarks/, the path of a script run from it)
+
 MIB = 1 << 20
+THROTTLE = 5e6
+"""Bytes/s of writes the testbed's blkio throttle lets each OSD's device take."""
 
 
 def pattern_of(config: dict) -> str:
@@ -61,10 +68,11 @@ def layout_text(layout: tuple) -> str:
 
 
 def leave_one_pattern_out(runs: list) -> None:
-    print("| held-out pattern | servers | runs | layouts | Spearman rho | truth's split-half rho | measured best's "
-          "predicted rank | 10-90 % band covers | predicted best (count x unit / object) | measured best |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    rhos, ceilings, top3, inside, total = [], [], 0, 0, 0
+    print("| held-out pattern | servers | runs | layouts | Spearman rho | truth's split-half rho | exact model's rho | "
+          "measured best's predicted rank | 10-90 % band covers | predicted best (count x unit / object) | "
+          "measured best |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    rhos, ceilings, exact, top3, inside, total = [], [], [], 0, 0, 0
     for pattern in sorted({r.workload for r in runs}):
         model = fit_striped([(r.write, r.seconds) for r in runs if r.workload != pattern], servers=3)
         for servers in (2, 3):
@@ -73,24 +81,55 @@ def leave_one_pattern_out(runs: list) -> None:
                 continue
             rho, rank, hits, predicted_best, measured_best = evaluate(model, test)
             ceiling = split_half(test)
+            simulated = noise_ceiling(model, test, 200, servers, model.sigma)
             rhos.append(rho)
             ceilings.append(ceiling)
+            exact.append(simulated)
             top3 += rank <= 3
             inside += hits
             total += len(test)
             print(f"| {pattern} | {servers} | {len(test)} | {len({r.write for r in test})} | {rho:.2f} | "
-                  f"{ceiling:.2f} | {rank} | {hits / len(test):.0%} | {layout_text(predicted_best)} | "
-                  f"{layout_text(measured_best)} |")
+                  f"{ceiling:.2f} | {simulated:.2f} | {rank} | {hits / len(test):.0%} | "
+                  f"{layout_text(predicted_best)} | {layout_text(measured_best)} |")
         print(f"<!-- fitted without {pattern}: {model!r}; {model.fit_} -->")
     print(f"\nmean Spearman rho {statistics.fmean(rhos):.2f} (min {min(rhos):.2f}), {sum(r >= 0.8 for r in rhos)} of "
-          f"{len(rhos)} >= 0.8; truth's split-half rho mean {statistics.fmean(ceilings):.2f} (min {min(ceilings):.2f});"
-          f" measured best in the predicted top 3: {top3} of {len(rhos)}; 10-90 % band covers {inside} of {total} "
-          f"single runs ({inside / total:.1%})")
+          f"{len(rhos)} >= 0.8; truth's split-half rho mean {statistics.fmean(ceilings):.2f} (min "
+          f"{min(ceilings):.2f}); an exact model's {statistics.fmean(exact):.2f}; measured best in the predicted top "
+          f"3: {top3} of {len(rhos)}; 10-90 % band covers {inside} of {total} single runs ({inside / total:.1%})")
 
 
-def layout_space(db: str, model, label: str) -> None:
+def levels(runs: list, label: str) -> None:
+    """How far each run is from the nearest time the busiest server's bytes at the throttle's 5 MB/s allow (one per
+    placement of its objects, nothing fitted), and how much a configuration's repeats spread."""
+    throttle = StripedPlacementModel(THROTTLE, servers=3)
+    distance = []
+    for run in runs:
+        times, _ = throttle.placement_times(run.write)
+        distance.append(float(np.min(np.abs(times - run.seconds))) / run.seconds)
+    spread: dict = defaultdict(list)
+    for run in runs:
+        spread[(run.workload, run.write)].append(run.seconds)
+    cvs = [statistics.stdev(t) / statistics.fmean(t) for t in spread.values() if len(t) > 1]
+    share = np.array(distance)
+    print(f"{label}: {len(runs)} runs; a run's distance to the nearest busiest-server time at 5 MB/s: median "
+          f"{np.median(share):.1%}, {np.mean(share < 0.05):.0%} within 5 %, {np.mean(share < 0.1):.0%} within 10 %; "
+          f"a configuration's repeats: median coefficient of variation {statistics.median(cvs):.3f}")
+
+
+def layout_space_runs(db: str) -> list:
+    """The runs of the layout-space study and of its rounds (studies cephfs-layout-space-rK), each run's repeat its
+    round where there are rounds."""
+    runs = []
     with Store(db, create=False) as store:
-        runs = study_runs(StoredStudy.open(store, "cephfs-layout-space"))
+        for name in sorted(s.name for s in store.list_studies() if s.name.startswith("cephfs-layout-space")):
+            rounds = name.removeprefix("cephfs-layout-space-r")
+            for run in study_runs(StoredStudy.open(store, name)):
+                repeat = int(rounds) if rounds.isdigit() else run.repeat
+                runs.append(type(run)(run.workload, run.write, run.seconds, run.config, repeat))
+    return runs
+
+
+def layout_space(runs: list, model, label: str) -> None:
     groups: dict = defaultdict(list)
     for run in runs:
         groups[run.write].append(run.seconds)
@@ -107,12 +146,14 @@ def layout_space(db: str, model, label: str) -> None:
         inside += int(np.sum((times >= low) & (times <= high)))
         pool = "replicated (2)" if write.replicas else "plain"
         print(f"| {write.servers} | {pool} | {write.object_size >> 20} | {write.stripe_count} | "
-              f"{' '.join(f'{t:.2f}' for t in sorted(times))} | {times.mean():.2f} | {mean:.2f} [{low:.2f}, {high:.2f}] |")
+              f"{' '.join(f'{t:.2f}' for t in sorted(times))} | {times.mean():.2f} | "
+              f"{mean:.2f} [{low:.2f}, {high:.2f}] |")
     best = int(np.argmin(measured))
     rank = 1 + int(np.sum(predicted < predicted[best] * (1 - 1e-9)))
     count = sum(len(v) for v in groups.values())
-    print(f"\nSpearman rho over the {len(writes)} configurations {spearmanr(predicted, measured).statistic:.2f}; "
-          f"measured best's predicted rank {rank}; 10-90 % band covers {inside} of {count} runs ({inside / count:.0%})")
+    print(f"\nSpearman rho over the {len(writes)} configurations {spearmanr(predicted, measured).statistic:.2f} "
+          f"(the measurement's split-half rho {split_half(runs):.2f}); measured best's predicted rank {rank}; "
+          f"10-90 % band covers {inside} of {count} runs ({inside / count:.0%})")
 
 
 def main() -> None:
@@ -120,20 +161,29 @@ def main() -> None:
     parser.add_argument("table", type=Path)
     parser.add_argument("--layout-space", help="the store of benchmarks/specs/cephfs_layout_space.yaml's study")
     parser.add_argument("--old", type=Path, help="the striping ground truth of issue 20, added to the last fit")
+    parser.add_argument("--frozen", help="a store of striping_layouts.yaml measured in rounds of one order (study "
+                                         "striping-layouts): its runs' distance to the busiest-server times")
     args = parser.parse_args()
     started, load = time.time(), os.getloadavg()
     runs = table_runs(args.table)
     print(f"{len(runs)} runs, {len({r.workload for r in runs})} patterns, {len({r.write for r in runs})} writes\n")
+    levels(runs, "this table")
+    if args.frozen:
+        with Store(args.frozen, create=False) as store:
+            levels(study_runs(StoredStudy.open(store, "striping-layouts")), "rounds in one order")
+    print()
     leave_one_pattern_out(runs)
     pooled = fit_striped([(r.write, r.seconds) for r in runs], servers=3)
     print(f"\nfitted on all {len(runs)} runs: {pooled!r}\nfit quality: {pooled.fit_}")
     if args.layout_space:
-        layout_space(args.layout_space, pooled, "the striping-layouts table only")
+        held_out = layout_space_runs(args.layout_space)
+        levels(held_out, "\nlayout-space study")
+        layout_space(held_out, pooled, "the striping-layouts table only")
         if args.old:
             old = ground_truth_runs(csv.DictReader(open(args.old)))
             both = fit_striped([(r.write, r.seconds) for r in runs + old], servers=3)
             print(f"\nfitted on both tables: {both!r}")
-            layout_space(args.layout_space, both, "both striping tables")
+            layout_space(held_out, both, "both striping tables")
     print(f"\n{time.time() - started:.0f} s; load average at start {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
 
 
