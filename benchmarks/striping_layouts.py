@@ -159,7 +159,8 @@ def layout_space(runs: list, model, label: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("table", type=Path)
-    parser.add_argument("--layout-space", help="the store of benchmarks/specs/cephfs_layout_space.yaml's study")
+    parser.add_argument("--layout-space", nargs="*", default=[],
+                        help="stores of benchmarks/specs/cephfs_layout_space.yaml's study (or its rounds)")
     parser.add_argument("--old", type=Path, help="the striping ground truth of issue 20, added to the last fit")
     parser.add_argument("--frozen", help="a store of striping_layouts.yaml measured in rounds of one order (study "
                                          "striping-layouts): its runs' distance to the busiest-server times")
@@ -175,14 +176,16 @@ def main() -> None:
     leave_one_pattern_out(runs)
     pooled = fit_striped([(r.write, r.seconds) for r in runs], servers=3)
     print(f"\nfitted on all {len(runs)} runs: {pooled!r}\nfit quality: {pooled.fit_}")
-    if args.layout_space:
-        held_out = layout_space_runs(args.layout_space)
-        levels(held_out, "\nlayout-space study")
+    both = None
+    if args.old and args.layout_space:
+        old = ground_truth_runs(csv.DictReader(open(args.old)))
+        both = fit_striped([(r.write, r.seconds) for r in runs + old], servers=3)
+        print(f"\nfitted on both striping tables: {both!r}")
+    for db in args.layout_space:
+        held_out = layout_space_runs(db)
+        levels(held_out, f"\nlayout-space study in {db}")
         layout_space(held_out, pooled, "the striping-layouts table only")
-        if args.old:
-            old = ground_truth_runs(csv.DictReader(open(args.old)))
-            both = fit_striped([(r.write, r.seconds) for r in runs + old], servers=3)
-            print(f"\nfitted on both tables: {both!r}")
+        if both is not None:
             layout_space(held_out, both, "both striping tables")
     print(f"\n{time.time() - started:.0f} s; load average at start {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
 
