@@ -10,7 +10,8 @@ seconds: ``overhead_s`` t0 (open, fsync, close), the expected largest wait of th
 servers holding data (paper 004, Sec. II-B: M/M/1 queues, ``queue`` a
 :class:`LustreQueueModel`; only where the runs support one), the busiest server
 writing its bytes at ``bandwidth`` V (bytes/s per server) with ``piece_s`` per
-piece and ``object_s`` per object (each object a server creates and syncs), unless the client cannot send the write's D bytes faster than
+piece and ``object_s`` per object (each object a server creates and syncs),
+unless the client cannot send the write's D bytes faster than
 ``client_bandwidth`` C (bytes/s; None: no such limit).  A run is T of a random
 placement times lognormal noise of mean 1 and log standard deviation ``sigma``, so
 the model predicts a distribution (the mixture over placements), not only a mean: a
@@ -18,8 +19,8 @@ stripe count 3 file whose objects landed on one server is the slow repeat, not a
 outlier.  Paper 004's future work (Sec. VII) states the same busiest-OST form with
 random OST assignment.
 
-Stripe count, stripe unit and object size enter only through the objects' sizes
-and pieces, so the model ranks them together.  ``fit`` maximises the likelihood
+Stripe count, stripe unit and object size enter only through the objects' sizes,
+pieces and number, so the model ranks them together.  ``fit`` maximises the likelihood
 of the runs' times under that mixture, within bounds that keep every parameter
 physical, and refuses a degenerate fit (:func:`iotune.analytic.striped_fit.fit_striped`).
 """
@@ -104,7 +105,8 @@ class StripedPlacementModel:
 
     def __repr__(self) -> str:
         return (f"StripedPlacementModel(bandwidth={self.bandwidth:.6g}, overhead_s={self.overhead_s:.6g}, "
-                f"piece_s={self.piece_s:.6g}, object_s={self.object_s:.6g}, sigma={self.sigma:.4g}, queue={self.queue!r}, "
+                f"piece_s={self.piece_s:.6g}, object_s={self.object_s:.6g}, sigma={self.sigma:.4g}, "
+                f"queue={self.queue!r}, "
                 f"client_bandwidth={self.client_bandwidth!r}, servers={self.servers}, "
                 f"replicas={self.replicas}, placement={self.placement!r})")
 
