@@ -90,3 +90,14 @@ def test_server_loads_rejects_bad_systems():
     for kwargs in ({"servers": 0}, {"servers": 2, "replicas": 3}, {"servers": 2, "placement": "hash"}):
         with pytest.raises(ModelError):
             server_loads(files, **kwargs)
+
+
+def test_objects_per_server_count_every_object_and_replica():
+    # CephFS's default layout on a 16 MiB file: 4 objects; in two copies, 8 on 3 servers, at most 4 on one
+    loads = server_loads([object_bytes(16 * MIB, 1, 4 * MIB, 4 * MIB)], servers=3, replicas=2)
+    assert np.all(loads.objects.sum(axis=1) == 8)
+    assert loads.objects.max() == 4 and loads.objects.min() >= 0
+    # an object's bytes and its count sit on the same server
+    assert np.all((loads.objects > 0) == (loads.bytes > 0))
+    one = server_loads([object_bytes(16 * MIB, 1, 4 * MIB, 32 * MIB)], servers=3)
+    assert sorted(one.objects[0]) == [0, 0, 1]

@@ -49,14 +49,16 @@ class FileObjects:
 
 @dataclass(frozen=True)
 class ServerLoads:
-    """Bytes and pieces per server (``[placement, server]``), each placement's probability, and the bytes the
-    client sends per placement (each once: the servers copy replicas among themselves)."""
+    """Bytes, pieces and objects per server (``[placement, server]``; a replica counts on each server holding
+    it), each placement's probability, and the bytes the client sends per placement (each once: the servers copy
+    replicas among themselves)."""
 
     bytes: np.ndarray
     pieces: np.ndarray
     weights: np.ndarray
     exact: bool
     client_bytes: np.ndarray
+    objects: np.ndarray
 
     @property
     def servers_used(self) -> np.ndarray:
@@ -146,17 +148,19 @@ def _loads(where: np.ndarray, sizes, pieces, servers: int, weights, exact: bool)
         spread = np.broadcast_to(values[None, :, None], where.shape).ravel()
         return np.bincount(flat, weights=spread, minlength=draws * servers).reshape(shape)
 
-    return _merged(total(sizes), total(pieces), weights, exact, where.shape[2])
+    return _merged(total(sizes), total(pieces), total(np.ones(sizes.size)), weights, exact, where.shape[2])
 
 
-def _merged(loads: np.ndarray, pieces: np.ndarray, weights: np.ndarray, exact: bool, replicas: int) -> ServerLoads:
+def _merged(loads: np.ndarray, pieces: np.ndarray, objects: np.ndarray, weights: np.ndarray, exact: bool,
+            replicas: int) -> ServerLoads:
     """Placements equal up to naming the servers merged, their probabilities summed (the time and the servers
     used depend only on the multiset of per-server loads)."""
-    # bytes are whole numbers, so a fraction below 1 orders servers of equal bytes by their pieces
-    order = np.argsort(loads + 0.5 * pieces / (pieces.max() + 1.0), axis=1)
-    rows = np.concatenate([np.take_along_axis(loads, order, 1), np.take_along_axis(pieces, order, 1)], axis=1)
+    # bytes are whole numbers, so fractions below 1 order servers of equal bytes by their pieces, then objects
+    tie = 0.5 * (pieces + objects / (objects.max() + 1.0)) / (pieces.max() + 1.0)
+    order = np.argsort(loads + tie, axis=1)
+    rows = np.concatenate([np.take_along_axis(a, order, 1) for a in (loads, pieces, objects)], axis=1)
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
     servers = loads.shape[1]
     merged = np.bincount(inverse.ravel(), weights=weights, minlength=unique.shape[0])
-    return ServerLoads(unique[:, :servers], unique[:, servers:], merged, exact,
-                       np.full(merged.size, loads[0].sum() / max(replicas, 1)))
+    return ServerLoads(unique[:, :servers], unique[:, servers:2 * servers], merged, exact,
+                       np.full(merged.size, loads[0].sum() / max(replicas, 1)), unique[:, 2 * servers:])

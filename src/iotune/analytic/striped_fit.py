@@ -4,7 +4,8 @@ A run's likelihood is the mixture over placements (each with its probability) of
 lognormal densities centred on that placement's time, so a bimodal set of repeats
 (objects on one server or on three) is what the model expects, not noise to
 average away.  Parameters are searched in bounded coordinates (log bandwidth,
-seconds, milliseconds per piece, log sigma; then rho and log 1/a for the queue).
+seconds, milliseconds per piece, log sigma, log client bandwidth, milliseconds per object; then rho and log 1/a
+for the queue).
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ def _runs(runs) -> dict[StripedWrite, np.ndarray]:
 
 def _unpack(theta, with_queue):
     bandwidth, overhead, piece, sigma = math.exp(theta[0]), theta[1], theta[2] / 1e3, math.exp(theta[3])
-    client = math.exp(theta[4])
-    queue = (theta[5], math.exp(theta[6])) if with_queue else None
-    return bandwidth, overhead, piece, sigma, client, queue
+    client, per_object = math.exp(theta[4]), theta[5] / 1e3
+    queue = (theta[6], math.exp(theta[7])) if with_queue else None
+    return bandwidth, overhead, piece, sigma, client, per_object, queue
 
 
 class _Flat:
@@ -68,7 +69,7 @@ class _Flat:
 
         self.loads = ServerLoads(padded([L.bytes for L in loads]), padded([L.pieces for L in loads]),
                                  np.concatenate([L.weights for L in loads]), all(L.exact for L in loads),
-                                 np.concatenate([L.client_bytes for L in loads]))
+                                 np.concatenate([L.client_bytes for L in loads]), padded([L.objects for L in loads]))
         width = max(L.weights.size for L in loads)
         rows, start = [], 0
         for L in loads:
@@ -84,12 +85,12 @@ class _Flat:
 
 
 def _negative_log_likelihood(theta, flat: _Flat, with_queue):
-    bandwidth, overhead, piece, sigma, client, queue = _unpack(theta, with_queue)
+    bandwidth, overhead, piece, sigma, client, per_object, queue = _unpack(theta, with_queue)
     try:
         model_queue = None if queue is None else queue_from(queue[0], queue[1], bandwidth)
     except ModelError:
         return 1e300
-    times = _times(flat.loads, bandwidth, overhead, piece, model_queue, client)
+    times = _times(flat.loads, bandwidth, overhead, piece, model_queue, client, per_object)
     centre = np.append(np.log(times) - sigma**2 / 2, 0.0)
     z = (flat.log_times[:, None] - centre[flat.index]) / sigma
     terms = -0.5 * z * z + flat.log_weights[flat.index]
@@ -127,7 +128,8 @@ def fit_striped(runs, *, servers: int = 3, replicas: int = 1, placement: str = "
                 file_system: str = "cephfs", draws: int = 1024, seed: int = 0) -> StripedPlacementModel:
     """Maximum-likelihood fit of a StripedPlacementModel to ``runs``, (StripedWrite, seconds) pairs of single runs.
 
-    Fits V, t0, t_piece, sigma and the client's bandwidth C (at its upper bound: no client limit); then adds
+    Fits V, t0, t_piece, t_object, sigma and the client's bandwidth C (at its upper bound: no client limit); then
+    adds
     paper 004's queue (rho, 1/a) and keeps it only when it raises
     the likelihood significantly (ratio test, 95 %) with both inside their bounds.  The model's ``fit_`` says
     how well it fits.  Raises ModelError "degenerate fit: ..." when the bandwidth, the noise or the overhead
@@ -149,10 +151,11 @@ def fit_striped(runs, *, servers: int = 3, replicas: int = 1, placement: str = "
     low, high = BOUNDS["bandwidth"]
     client_bounds = tuple(math.log(b) for b in BOUNDS["client_bandwidth"])
     bounds = [(math.log(low), math.log(high)), BOUNDS["overhead_s"], (0.0, BOUNDS["piece_s"][1] * 1e3),
-              (math.log(BOUNDS["sigma"][0]), math.log(BOUNDS["sigma"][1])), client_bounds]
+              (math.log(BOUNDS["sigma"][0]), math.log(BOUNDS["sigma"][1])), client_bounds,
+              (0.0, BOUNDS["object_s"][1] * 1e3)]
     # the client's fastest rate seen, and no client limit at all
     fastest = max(float(L.client_bytes[0]) / float(np.min(t)) for L, t in zip(loads, groups.values(), strict=True))
-    starts = [np.array([math.log(bandwidth0), overhead0, 0.0, math.log(0.2), c])
+    starts = [np.array([math.log(bandwidth0), overhead0, 0.0, math.log(0.2), c, 0.0])
               for c in (client_bounds[1], math.log(fastest))]
     plain = _minimise(data, starts, bounds, False)
     queue_bounds = bounds + [BOUNDS["rho"], tuple(math.log(b) for b in BOUNDS["wait_scale_s"])]
@@ -160,7 +163,7 @@ def fit_striped(runs, *, servers: int = 3, replicas: int = 1, placement: str = "
     # the queue's two parameters are flat where no queue shows: a short search, its result checked below
     queued = _minimise(data, [np.concatenate([plain.x, [0.5, scale0]])], queue_bounds, True, iterations=60)
     ratio = 2.0 * (plain.fun - queued.fun)
-    bandwidth, overhead, piece, sigma, _, queue = _unpack(queued.x, True)
+    bandwidth, overhead, piece, sigma, _, _, queue = _unpack(queued.x, True)
     queue_edges = [name for name, value, (lo, hi), log in (("rho", queue[0], BOUNDS["rho"], False),
                                                           ("1/a", queue[1], BOUNDS["wait_scale_s"], True))
                    if _at(value, lo, hi, log)]
@@ -180,7 +183,7 @@ def fit_striped(runs, *, servers: int = 3, replicas: int = 1, placement: str = "
         note = f"left out: the runs show no queue ({why})"
         theta, chosen = plain.x, plain
         model_queue = None
-    bandwidth, overhead, piece, sigma, client, _ = _unpack(theta, False)
+    bandwidth, overhead, piece, sigma, client, per_object, _ = _unpack(theta, False)
     client_limit: float | None = client
     if _at(client, *BOUNDS["client_bandwidth"], log=True) == "high":
         client_limit = None
@@ -200,20 +203,24 @@ def fit_striped(runs, *, servers: int = 3, replicas: int = 1, placement: str = "
                               f"{float(means.mean()):.3g} s: the times do not follow where the bytes land")
     if edge := _at(sigma, *BOUNDS["sigma"], log=True):
         degenerate.append(f"noise sigma {sigma:.3g} at its {edge} bound")
-    if _at(overhead, *BOUNDS["overhead_s"]) == "high":
-        degenerate.append(f"overhead {overhead:.3g} s at its upper bound")
+    for key, name, value in (("overhead_s", "overhead", overhead), ("piece_s", "time per piece", piece),
+                             ("object_s", "time per object", per_object)):
+        if _at(value, *BOUNDS[key]) == "high":
+            degenerate.append(f"{name} {value:.3g} s at its upper bound")
     if _at(client, *BOUNDS["client_bandwidth"], log=True) == "low":
         degenerate.append(f"client bandwidth {client:.3g} B/s at its lower bound")
     if degenerate:
         raise ModelError("degenerate fit: " + "; ".join(degenerate))
-    model = cls(bandwidth, overhead, piece, sigma, model_queue, client_bandwidth=client_limit, servers=servers,
+    model = cls(bandwidth, overhead, piece, sigma, model_queue, client_bandwidth=client_limit, object_s=per_object,
+                servers=servers,
                 replicas=replicas,
                 placement=placement, file_system=file_system, draws=draws, seed=seed)
     model.fit_ = quality(model, groups) | {
         "log_likelihood_per_run": round(-float(chosen.fun) / sum(len(t) for t in groups.values()), 4),
         "queue": note,
         "client": client_note,
-        "at_zero": [name for name, value in (("overhead_s", overhead), ("piece_s", piece)) if value <= 1e-9],
+        "at_zero": [name for name, value in (("overhead_s", overhead), ("piece_s", piece), ("object_s", per_object))
+                    if value <= 1e-9],
         "degenerate": [],
     }
     return model

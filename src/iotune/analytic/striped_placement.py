@@ -2,15 +2,16 @@
 
 For one write (``files`` files of ``file_bytes`` each, one layout) and one placement
 of its objects on the servers (:mod:`iotune.analytic.placement`), server s holds
-B_s bytes in P_s stripe-unit pieces and the write takes::
+B_s bytes in P_s stripe-unit pieces of O_s objects and the write takes::
 
-    T = t0 + E[max of k waits] + max(max_s (B_s / V + P_s * t_piece), D / C)
+    T = t0 + E[max of k waits] + max(max_s (B_s / V + P_s * t_piece + O_s * t_object), D / C)
 
 seconds: ``overhead_s`` t0 (open, fsync, close), the expected largest wait of the k
 servers holding data (paper 004, Sec. II-B: M/M/1 queues, ``queue`` a
 :class:`LustreQueueModel`; only where the runs support one), the busiest server
 writing its bytes at ``bandwidth`` V (bytes/s per server) with ``piece_s`` per
-piece, unless the client cannot send the write's D bytes faster than
+piece and ``object_s`` per object (each object a server creates and syncs),
+unless the client cannot send the write's D bytes faster than
 ``client_bandwidth`` C (bytes/s; None: no such limit).  A run is T of a random
 placement times lognormal noise of mean 1 and log standard deviation ``sigma``, so
 the model predicts a distribution (the mixture over placements), not only a mean: a
@@ -18,8 +19,8 @@ stripe count 3 file whose objects landed on one server is the slow repeat, not a
 outlier.  Paper 004's future work (Sec. VII) states the same busiest-OST form with
 random OST assignment.
 
-Stripe count, stripe unit and object size enter only through the objects' sizes
-and pieces, so the model ranks them together.  ``fit`` maximises the likelihood
+Stripe count, stripe unit and object size enter only through the objects' sizes,
+pieces and number, so the model ranks them together.  ``fit`` maximises the likelihood
 of the runs' times under that mixture, within bounds that keep every parameter
 physical, and refuses a degenerate fit (:func:`iotune.analytic.striped_fit.fit_striped`).
 """
@@ -41,7 +42,7 @@ VERSION = 1
 MAX_SERVERS = 4096
 # (low, high) of each fitted parameter: bytes/s, bytes/s, s, s per piece, log-sd, utilisation, s
 BOUNDS = {"bandwidth": (1e3, 1e12), "client_bandwidth": (1e3, 1e12), "overhead_s": (0.0, 1e5), "piece_s": (0.0, 10.0),
-          "sigma": (1e-3, 3.0), "rho": (1e-3, 0.999), "wait_scale_s": (1e-6, 1e5)}
+          "object_s": (0.0, 10.0), "sigma": (1e-3, 3.0), "rho": (1e-3, 0.999), "wait_scale_s": (1e-6, 1e5)}
 QUEUE_LR = 5.99
 """Likelihood-ratio threshold for keeping the queue: chi-square, 2 degrees of freedom, 95 %."""
 
@@ -77,11 +78,13 @@ class StripedPlacementModel:
 
     def __init__(self, bandwidth: float, overhead_s: float = 0.0, piece_s: float = 0.0, sigma: float = 0.1,
                  queue: LustreQueueModel | None = None, *, client_bandwidth: float | None = None,
+                 object_s: float = 0.0,
                  servers: int = 3, replicas: int = 1,
                  placement: str = "crush", file_system: str = "cephfs", draws: int = 2048, seed: int = 0):
         self.bandwidth = _bounded("bandwidth", bandwidth)
         self.overhead_s = _bounded("overhead_s", overhead_s)
         self.piece_s = _bounded("piece_s", piece_s)
+        self.object_s = _bounded("object_s", object_s)
         self.sigma = _bounded("sigma", sigma)
         self.queue = queue
         self.client_bandwidth = None if client_bandwidth is None else _bounded("client_bandwidth", client_bandwidth)
@@ -102,7 +105,8 @@ class StripedPlacementModel:
 
     def __repr__(self) -> str:
         return (f"StripedPlacementModel(bandwidth={self.bandwidth:.6g}, overhead_s={self.overhead_s:.6g}, "
-                f"piece_s={self.piece_s:.6g}, sigma={self.sigma:.4g}, queue={self.queue!r}, "
+                f"piece_s={self.piece_s:.6g}, object_s={self.object_s:.6g}, sigma={self.sigma:.4g}, "
+                f"queue={self.queue!r}, "
                 f"client_bandwidth={self.client_bandwidth!r}, servers={self.servers}, "
                 f"replicas={self.replicas}, placement={self.placement!r})")
 
@@ -123,7 +127,7 @@ class StripedPlacementModel:
     def placement_times(self, write: StripedWrite) -> tuple[np.ndarray, np.ndarray]:
         """Seconds of ``write`` for each placement (noise-free) and each placement's probability."""
         return _times(self.loads(write), self.bandwidth, self.overhead_s, self.piece_s, self.queue,
-                      self.client_bandwidth), self.loads(write).weights
+                      self.client_bandwidth, self.object_s), self.loads(write).weights
 
     def mean(self, write: StripedWrite) -> float:
         """Expected seconds (noise has mean 1)."""
@@ -156,7 +160,7 @@ class StripedPlacementModel:
         queue = None if self.queue is None else {"arrival_rate": self.queue.arrival_rate,
                                                  "service_rate": self.queue.service_rate}
         return {"kind": KIND, "version": VERSION, "bandwidth": self.bandwidth, "overhead_s": self.overhead_s,
-                "piece_s": self.piece_s, "sigma": self.sigma, "queue": queue,
+                "piece_s": self.piece_s, "object_s": self.object_s, "sigma": self.sigma, "queue": queue,
                 "client_bandwidth": self.client_bandwidth, "servers": self.servers,
                 "replicas": self.replicas, "placement": self.placement, "file_system": self.file_system,
                 "draws": self.draws, "seed": self.seed, "fit": self.fit_}
@@ -184,6 +188,7 @@ class StripedPlacementModel:
         try:
             model = cls(data.get("bandwidth", 0.0), data.get("overhead_s", 0.0), data.get("piece_s", 0.0),
                         data.get("sigma", 0.1), queue, client_bandwidth=data.get("client_bandwidth"),
+                        object_s=data.get("object_s", 0.0),
                         servers=data.get("servers", 3),
                         replicas=data.get("replicas", 1), placement=data.get("placement", "crush"),
                         file_system=data.get("file_system", "cephfs"), draws=draws, seed=seed)
@@ -197,8 +202,9 @@ class StripedPlacementModel:
 
 
 def _times(loads: ServerLoads, bandwidth: float, overhead_s: float, piece_s: float,
-           queue: LustreQueueModel | None, client_bandwidth: float | None = None) -> np.ndarray:
-    work = (loads.bytes / bandwidth + loads.pieces * piece_s).max(axis=1)
+           queue: LustreQueueModel | None, client_bandwidth: float | None = None,
+           object_s: float = 0.0) -> np.ndarray:
+    work = (loads.bytes / bandwidth + loads.pieces * piece_s + loads.objects * object_s).max(axis=1)
     if client_bandwidth is not None:
         work = np.maximum(work, loads.client_bytes / client_bandwidth)
     wait = 0.0 if queue is None else queue.expected_max_wait(np.maximum(loads.servers_used, 1))

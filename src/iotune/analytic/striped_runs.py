@@ -25,6 +25,7 @@ class StripedRun:
     write: StripedWrite
     seconds: float
     config: tuple = ()
+    repeat: int | None = None
 
 
 def _whole(name: str, value) -> int:
@@ -69,5 +70,7 @@ def ground_truth_runs(rows) -> list[StripedRun]:
         except ValueError:
             raise ModelError(f"striping ground truth line {number}: seconds {row['seconds']!r}") from None
         config = (row.get("romio_cb_write") or "", row.get("cb_nodes") or "")
-        runs.append(StripedRun(f"{row['pattern']} p={row['processes']}", write, seconds, config))
+        repeat = str(row.get("repeat") or "").strip()
+        runs.append(StripedRun(f"{row['pattern']} p={row['processes']}", write, seconds, config,
+                               int(repeat) if repeat.isdigit() else None))
     return runs

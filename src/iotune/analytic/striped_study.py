@@ -44,6 +44,10 @@ def replicas_of(pool) -> int | None:
     return REPLICAS if pool == REPLICATED_POOL else None
 
 
+def _flag(value) -> bool:
+    return value is True or str(value).lower() == "true"
+
+
 def study_runs(study) -> list[StripedRun]:
     """The runs of a :class:`~iotune.stored.StoredStudy` (see the module docstring); ModelError if it has none."""
     runs = []
@@ -53,13 +57,15 @@ def study_runs(study) -> list[StripedRun]:
         if write is None:
             continue
         benchmark = {**defaults, **(trial.benchmark or {})}
+        # the configuration's own workload settings first: an imported study's trials keep no benchmark spec
         processes = trial.config.get("processes", benchmark.get("processes", 1))
+        file_per_process = _flag(trial.config.get("file_per_process", benchmark.get("file_per_process")))
         requested = {**(benchmark.get("layout") or {}),
                      **{k: v for k, v in trial.config.items() if k in LAYOUT_KEYS and v is not None}}
         layout = _layout(requested, trial.extra.get("layout_in_effect"))
-        made = striped_write(processes, bool(benchmark.get("file_per_process")), write.bytes, layout,
+        made = striped_write(processes, file_per_process, write.bytes, layout,
                              trial.config.get("devices"), replicas_of(layout.get("pool", requested.get("pool"))))
-        runs.append(StripedRun(trial.workload_key, made, float(write.seconds)))
+        runs.append(StripedRun(trial.workload_key, made, float(write.seconds), repeat=trial.repeat))
     if not runs:
         raise ModelError(f"study {study.name!r} has no complete trial with a write phase to fit the placement model")
     return runs
@@ -137,8 +143,7 @@ def rank_layouts(model: StripedPlacementModel, space, benchmark: dict, workload:
         per_process = parse_size(str(values.get("block_size", "1MiB"))) * int(values.get("segment_count", 1))
     except (TypeError, ValueError) as error:
         raise ModelError(f"workload: {error}") from None
-    fpp = values.get("file_per_process")
-    file_per_process = fpp is True or str(fpp).lower() == "true"
+    file_per_process = _flag(values.get("file_per_process"))
     names = [p.name for p in space.parameters if is_layout_parameter(p)]
     if not names:
         raise ModelError(f"space {space.name!r} has no layout parameter (stripe_count, stripe_unit, object_size)")

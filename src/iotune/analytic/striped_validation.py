@@ -72,3 +72,31 @@ def leave_one_workload_out(runs: list[StripedRun], **fit_options) -> list[HeldOu
         results.append(HeldOut(name, len(test), len({r.write for r in test}), rho, rank, inside, predicted_best,
                                measured_best, (model.fit_ or {}).get("queue", "")))
     return results
+
+
+def split_half(runs: list[StripedRun]) -> float:
+    """The measured order's own reliability: the mean, over every way of splitting the repeats (rounds) into two
+    halves of equal size, of Spearman rho between the two halves' layout means.  What a model that knew each
+    layout's true mean could expect to score against half of these runs; nan with fewer than 2 repeats or 3
+    layouts."""
+    import itertools
+
+    from scipy.stats import spearmanr
+
+    rounds = sorted({run.repeat for run in runs if run.repeat is not None})
+    layouts = sorted({run.write for run in runs}, key=repr)
+    if len(rounds) < 2 or len(layouts) < 3:
+        return float("nan")
+    times = {(run.write, run.repeat): run.seconds for run in runs}
+    half = len(rounds) // 2
+    scores = []
+    for first in itertools.combinations(rounds, half):
+        if rounds[0] not in first:
+            continue  # each split once, not also with its halves swapped
+        second = [r for r in rounds if r not in first][:half]
+        means = [[float(np.mean([times[(w, r)] for r in side if (w, r) in times] or [np.nan])) for w in layouts]
+                 for side in (first, second)]
+        if not np.all(np.isfinite(means)):
+            continue
+        scores.append(float(spearmanr(means[0], means[1]).statistic))
+    return float(np.mean(scores)) if scores else float("nan")

@@ -167,6 +167,7 @@ def striping(study: str = typer.Option(..., "--study", "-s", help="The study who
             rows = [["bandwidth per server (MB/s)", round(model.bandwidth / 1e6, 4)],
                     ["overhead t0 (s)", round(model.overhead_s, 4)],
                     ["per stripe-unit piece (ms)", round(model.piece_s * 1e3, 4)],
+                    ["per object (ms)", round(model.object_s * 1e3, 4)],
                     ["client bandwidth", fit.get("client", "")],
                     ["noise sigma (log)", round(model.sigma, 4)],
                     ["queue (paper 004)", fit.get("queue", "")],
