@@ -287,3 +287,22 @@ def test_a_sampler_that_remeasures_gets_each_run_as_a_new_repeat_and_its_stored_
         assert report.completed == 2 and report.already_done == 2  # what was stored is not run again
         reasons = store.get_study("tiny").settings["tuning_reasons"]
         assert reasons[f"{plan[1].key}#1"] == "run 4 of the plan"
+
+
+@pytest.mark.parametrize("shuffle", [True, False])
+def test_each_round_runs_in_its_own_order_unless_shuffle_is_off(tmp_path, shuffle):
+    """A testbed rebuilt every round gives the n-th file created the same inode, and CephFS places a file's objects
+    by its inode: rounds in one order would repeat one placement instead of measuring its spread."""
+    spec = CampaignSpec.from_text(f"""
+name: rounds
+parameters:
+  - {{name: transfer_size, type: size, levels: [16KiB, 32KiB, 64KiB, 128KiB, 256KiB], role: workload,
+     layer: application}}
+benchmark: {{block_size: 256KiB}}
+campaign: {{repeats: 4, shuffle: {str(shuffle).lower()}}}
+""")
+    with Store(tmp_path / "db.sqlite") as store:
+        run(store, spec, SteadyRunner(), tmp_path, study="rounds")
+        trials = sorted(store.trials(study="rounds"), key=lambda t: t.seq)
+    orders = {tuple(t.config["transfer_size"] for t in trials if t.repeat == r) for r in range(4)}
+    assert len(orders) == (4 if shuffle else 1)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import shlex
 import time
 from collections.abc import Callable
@@ -225,6 +226,10 @@ class Campaign:
                     self.report.not_needed += 1
                     continue
                 queue.append((configuration, benchmark))
+            if spec.campaign.shuffle:
+                # each round in its own order: on a testbed rebuilt every round the n-th file created gets the same
+                # inode, and CephFS places a file's objects by its inode, so rounds in one order repeat one placement
+                random.Random(f"{spec.campaign.seed} round {repeat}").shuffle(queue)
             queue.sort(key=lambda item: (_storage_key(spec, item[0]), item[1].processes,
                                          tuple(sorted(item[1].env.items()))))
             queued = self.store.enqueue(self.study.id, [
