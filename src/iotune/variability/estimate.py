@@ -10,8 +10,8 @@ contender and the baseline run again in *rounds*, interleaved (A B A B), so that
 minutes moves every racer of a round alike.  Runs tagged with their round are compared *paired*: the ratio of
 two racers is the geometric mean of their per-round ratios, and its noise is the residual of the additive
 model log value = configuration + round (a randomised complete block design), from which the rounds' drift
-is gone.  The best of a race is the racer with the lowest mean over its raced runs, and its mean and gain
-come from those runs only: they are *confirmation runs*, not the search runs that made it the incumbent
+is gone.  The best of a race is the racer still racing in its last round with the lowest effect in that
+model (a contender the race dropped is out), and its mean and gain come from its raced runs only: they are *confirmation runs*, not the search runs that made it the incumbent
 (the lowest of a few noisy search runs is picked because it ran lucky: stated from them, a gain is too high).
 The Sidak correction then counts the racers it was picked from, not every configuration measured.
 
@@ -125,9 +125,13 @@ def estimate(runs: Iterable[Run], *, baseline: str | None = None, elsewhere: tup
         out.racers = sorted(blocks)
         out.rounds = len({r for rounds in blocks.values() for r in rounds})
         out.paired_noise, out.paired_dof, effects = _paired_noise(blocks, workload_spread(values.values()))
-        # the best racer by its effect in log value = configuration + round: a racer dropped after the early rounds
-        # is not made best by a load that rose in the later ones (its plain mean over its own rounds would be)
-        out.best = min((k for k in out.racers if k in eligible), key=lambda k: (effects[k], k))
+        # the best of the racers still in the race (a contender the race dropped is out, as the race decided: its
+        # few rounds chose it, they cannot also confirm it), by its effect in log value = configuration + round, so
+        # that a load that rose over the later rounds does not make an early racer look fast
+        last = max(r for rounds in blocks.values() for r in rounds)
+        finalists = [k for k in out.racers if k in eligible and last in blocks[k]] or \
+            [k for k in out.racers if k in eligible]
+        out.best = min(finalists, key=lambda k: (effects[k], k))
         out.confirmed = True
     else:
         out.best = min(eligible, key=lambda k: (out.means[k], k))
