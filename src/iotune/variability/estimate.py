@@ -11,8 +11,9 @@ minutes moves every racer of a round alike.  Runs tagged with their round are co
 two racers is the geometric mean of their per-round ratios, and its noise is the residual of the additive
 model log value = configuration + round (a randomised complete block design), from which the rounds' drift
 is gone.  The best of a race is the racer still racing in its last round with the lowest effect in that
-model (a contender the race dropped is out), and its mean and gain come from its raced runs only: they are *confirmation runs*, not the search runs that made it the incumbent
-(the lowest of a few noisy search runs is picked because it ran lucky: stated from them, a gain is too high).
+model (a contender the race dropped is out), and its mean and gain come from its raced runs only: they are
+*confirmation runs*, not the search runs that made it the incumbent (the lowest of a few noisy search runs is
+picked because it ran lucky: stated from them, a gain is too high).
 The Sidak correction then counts the racers it was picked from, not every configuration measured.
 
 **Unraced runs** (a bench campaign, a tuning without a race) are compared unpaired, as
