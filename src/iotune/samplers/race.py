@@ -7,11 +7,11 @@ configuration its runs cannot yet tell from it (at most ``MAX_CONTENDERS``, and 
 ``CONTENDER_RESERVE`` race runs) and the baseline.  Each *round* runs every racer once, in an order drawn at
 random for the round, so that a load drifting over the race moves every racer alike and cancels in their
 paired ratios (:mod:`iotune.variability.estimate`).  After each round from the second: a contender slower
-than the best beyond the noise leaves, and after ``CONTENDER_ROUNDS`` rounds only the best of the racers and
-the baseline race on; from ``MIN_DECIDING_ROUNDS`` rounds the race ends when the gain over the baseline is
-decided (its interval excludes 1), no contender is left, and the gain is known to within ``precision`` (by
-default ``DEFAULT_PRECISION``: a gain decided "between 1.1x and 2.6x" is not yet one to act on, and the runs
-are in the budget anyway); else it runs until the budget ends.
+than the best beyond the noise leaves, and after ``CONTENDER_ROUNDS`` rounds only the best of the tuned racers
+(the lead, even when the baseline leads it) and the baseline race on; from ``MIN_DECIDING_ROUNDS`` rounds
+the race ends when the gain over the baseline is decided (its interval excludes 1), no contender is left, and
+the gain is known to within ``precision`` (by default ``DEFAULT_PRECISION``: a gain decided "between 1.1x and
+2.6x" is not yet one to act on, and the runs are in the budget anyway); else it runs until the budget ends.
 
 The race keeps no state but the runs and their rounds (the study's setting ``race_rounds``, by
 "<config key>#<repeat>"), so a tuning killed mid-race and run again goes on with the same racers.

@@ -161,9 +161,9 @@ def _paired_noise(blocks: dict[str, dict[int, float]], unpaired: tuple[float, in
                   ) -> tuple[Noise, int, dict[str, float]]:
     """The residual noise of the additive model log value = configuration + round over the raced values (fitted
     by alternating means, exact for complete rounds), its own degrees of freedom, and each configuration's
-    effect in it.  Below ``MIN_DOF`` of
-    them the missing ones are filled with this workload's unpaired spread (``unpaired``: it holds the drift the
-    rounds remove, so it can only be larger), else with the conservative prior.  Other workloads' repeats are
+    effect in it.  Below ``MIN_DOF`` of them the missing ones are filled with this workload's unpaired spread
+    (``unpaired``: it holds the drift the rounds remove, so it can only be larger), else with the conservative
+    prior.  Other workloads' repeats are
     not pooled in: measured under other loads, a quiet store made two rounds under a drifting load look
     decisive."""
     cells = [(key, r, math.log(v)) for key, by_round in blocks.items() for r, v in by_round.items()]
