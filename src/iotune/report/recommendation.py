@@ -135,7 +135,7 @@ def _label(space, decision) -> str:
 def recommendation_section(data, workload: dict | None = None, workload_source: str | None = None) -> Section:
     """The decision for the given or the space's workloads, gains with intervals, and how to apply it."""
     from iotune.recommend.answer import decide
-    from iotune.recommend.elsewhere import measured_elsewhere
+    from iotune.recommend.elsewhere import comparable_studies, measured_elsewhere
 
     title = "Recommendation"
     if not data.measured:
@@ -157,6 +157,7 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
     names = workload_names(space, workloads)
     rows, failures, detailed = [], [], None
     elsewhere_notes: list[str] = []
+    others = None  # the store's comparable studies, read once when a workload needs them
     for values in workloads:
         try:
             decision = decide(space, data.measured, values)
@@ -164,7 +165,9 @@ def recommendation_section(data, workload: dict | None = None, workload_source: 
             failures.append(f"{label_of(space, values)}: {error}")
             continue
         if decision.basis != "measured":
-            elsewhere = measured_elsewhere(data.store, data.study, values)
+            if others is None:
+                others = comparable_studies(data.store, data.study)
+            elsewhere = measured_elsewhere(data.store, data.study, values, others)
             if elsewhere is not None:
                 decision = elsewhere[1]
                 elsewhere_notes.append(f"{label_of(space, values)}: {decision.notes[0]}")
