@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -25,9 +26,23 @@ STAGES = {
     "image": lambda record, children: bool(record and record["images"]),
     "loop": lambda record, children: bool(record and record["loops"]),
     "mkfs": lambda record, children: any(name.startswith("mkfs") for name in children),
-    "mountpoint": lambda record, children: bool(record and record["mountpoint"]),
-    "cgroup": lambda record, children: bool(record and record["cgroup"]),
 }
+# The last stages last milliseconds, less than a poll of the state file on a loaded machine: the builder kills
+# itself at the Python audit event that starts them (event, a substring of its first argument).
+SELF_KILLED_STAGES = {
+    "mountpoint": ("os.mkdir", "/mnt"),  # the mountpoint recorded, not yet made or mounted
+    "cgroup": ("open", "blkio.throttle."),  # the cgroup made, its throttles not yet set
+}
+KILL_ITSELF_AT = textwrap.dedent("""\
+    import os, runpy, signal, sys
+    event, needle = sys.argv[1:3]
+    def kill_at(name, args):
+        if name == event and args and needle in str(args[0]):
+            os.kill(os.getpid(), signal.SIGKILL)
+    sys.addaudithook(kill_at)
+    sys.argv = ["iotune", *sys.argv[3:]]
+    runpy.run_module("iotune", run_name="__main__", alter_sys=True)
+""")
 
 
 def _children(pid: int) -> list[str]:
@@ -54,19 +69,23 @@ def kill_build_at(root: Path, stage: str) -> list[str]:
     """Start ``iotune testbed build``, SIGKILL it once ``stage`` is reached; the testbed names seen."""
     # a large device makes mkfs write its inode tables for seconds, outliving the killed builder
     size = "8192" if stage == "mkfs" else "512"
-    build = subprocess.Popen([sys.executable, "-m", "iotune", "testbed", "build", "--dir", str(root),
-                              "--write-mbps", "20", "--size-mib", size], env={**os.environ, "IOTUNE_PLAIN": "1"},
+    arguments = ["testbed", "build", "--dir", str(root), "--write-mbps", "20", "--size-mib", size]
+    command = ([sys.executable, "-c", KILL_ITSELF_AT, *SELF_KILLED_STAGES[stage], *arguments]
+               if stage in SELF_KILLED_STAGES else [sys.executable, "-m", "iotune", *arguments])
+    build = subprocess.Popen(command, env={**os.environ, "IOTUNE_PLAIN": "1"},
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and build.poll() is None:
             beds = [d for d in root.iterdir() if d.is_dir()]
-            if beds and STAGES[stage](_record(beds[0]), _children(build.pid) if stage == "mkfs" else []):
+            if stage in STAGES and beds and STAGES[stage](_record(beds[0]),
+                                                           _children(build.pid) if stage == "mkfs" else []):
                 break
             time.sleep(0.001)
     finally:
         build.kill()
-        build.wait()
+        returncode = build.wait()
+    assert stage in STAGES or returncode == -signal.SIGKILL, f"the build ended with {returncode}, not at {stage}"
     return [d.name for d in root.iterdir() if d.is_dir()]
 
 
@@ -80,7 +99,7 @@ def resources(root: Path, names: list[str]) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("stage", [*STAGES, *SELF_KILLED_STAGES])
 def test_cleanup_removes_a_build_killed_early(testbed_root, stage):
     from iotune.testbed import cleanup
 
@@ -93,6 +112,8 @@ def test_cleanup_removes_a_build_killed_early(testbed_root, stage):
             break
         cleanup(root, include_persistent=True)
     assert not finished, "the build had finished every time"
+    if stage in SELF_KILLED_STAGES:
+        assert resources(root, names), "the build was killed before it attached its devices"
     result = run_cli("testbed", "cleanup", "--dir", root)
     assert result.returncode == 0, result.stderr
     assert resources(root, names) == []
