@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import textwrap
 import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
