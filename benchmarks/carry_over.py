@@ -62,13 +62,17 @@ def measure(study, sequence, scratch: Path) -> list[float]:
     return [Objective("time").run_value(t) for t in done]
 
 
+def geometric_mean(key: str, keys: list[str], times: list[float]) -> float:
+    return math.exp(np.mean([math.log(t) for k, t in zip(keys, times, strict=True) if k == key]))
+
+
 def predecessor_model(keys: list[str], times: list[float]) -> tuple[dict, dict, dict]:
     """Least squares of log time = configuration + predecessor (sum-to-zero): effects and standard errors."""
     names = sorted(set(keys))
     index = {k: i for i, k in enumerate(names)}
     n = len(names)
     rows, y = [], []
-    for previous, current, seconds in zip(keys, keys[1:], times[1:]):
+    for previous, current, seconds in zip(keys, keys[1:], times[1:], strict=False):
         row = np.zeros(2 * n - 1)
         row[index[current]] = 1.0
         p = index[previous]
@@ -117,7 +121,7 @@ def main() -> int:
             times = measure(study, sequence, scratch)
             keys = [c.key for c in sequence]
             effects, carry, fit = predecessor_model(keys, times)
-            means = {k: math.exp(np.mean([math.log(t) for kk, t in zip(keys, times) if kk == k])) for k in effects}
+            means = {k: geometric_mean(k, keys, times) for k in effects}
             workload_of = {c.key: c.workload_key for c in configurations}
             fastest_of = {d.workload_key: min((k for k in effects if workload_of[k] == d.workload_key),
                                               key=effects.get) for d in defaults}
@@ -131,9 +135,6 @@ def main() -> int:
             pair_keys = [c.key for c in sequence]
         load.append(os.getloadavg()[0])
 
-    def geo(key, ks, ts):
-        return math.exp(np.mean([math.log(t) for k, t in zip(ks, ts) if k == key]))
-
     result = {
         "command": " ".join(sys.argv), "load": [min(load), max(load)], "seconds": time.perf_counter() - started,
         "sigma_log": fit["sigma"],
@@ -144,7 +145,8 @@ def main() -> int:
         "gains": {d.to_dict()["transfer_size"]: {
             "random_order_means": means[d.key] / means[fastest_of[d.workload_key]],
             "random_order_model": math.exp(effects[d.key] - effects[fastest_of[d.workload_key]])} for d in defaults},
-        "gain_alternating": geo(default.key, pair_keys, times_pairs) / geo(fastest, pair_keys, times_pairs),
+        "gain_alternating": geometric_mean(default.key, pair_keys, times_pairs) /
+                            geometric_mean(fastest, pair_keys, times_pairs),
         "fastest": fastest, "default": default.key}
     for c in sorted(result["configurations"], key=lambda c: c["effect"]):
         print(f"{c['key'][:8]} {json.dumps(c['config'])}: mean {c['geometric_mean']:.3f} s; a run after it "

@@ -71,6 +71,34 @@ def tune_once(spec_path: Path, workload: dict, budget: int, race: bool, scratch:
                     "confirmed": result.confirmed, "race_runs": result.race_runs}
 
 
+def truth_runs_of(study) -> dict[str, dict[str, list[float]]]:
+    """Every truth run's seconds in the order run, by workload key then configuration key: the two halves
+    (before and after the tunings) can be compared when a truth looks off."""
+    from iotune.study import Objective
+
+    runs: dict[str, dict[str, list[float]]] = {}
+    for trial in sorted(study.stored.trials(), key=lambda t: t.seq):
+        if trial.state == "COMPLETE":
+            runs.setdefault(trial.workload_key, {}).setdefault(trial.config_key, []).append(
+                Objective("time").run_value(trial))
+    return runs
+
+
+def half_gains(rows: list[dict], truth_runs: dict[str, dict[str, list[float]]], half: int) -> dict[str, list]:
+    """The default's time over the truth's fastest, from the truth's runs before the tunings and after them."""
+    out = {}
+    for r in rows:
+        if r["default"] is None or r["workload_key"] in out:
+            continue
+        runs = truth_runs[r["workload_key"]]
+        gains = []
+        for part in (slice(None, half), slice(half, None)):
+            means = {k: math.exp(statistics.fmean(math.log(t) for t in v[part])) for k, v in runs.items() if v[part]}
+            gains.append(means[r["default"]] / min(means.values()))
+        out[r["workload"]["transfer_size"]] = gains
+    return out
+
+
 def judge(rows: list[dict], truth: dict[str, dict[str, float]], workloads: list[dict]) -> list[dict]:
     out = []
     for workload in workloads:
@@ -145,15 +173,20 @@ def main() -> int:
                       file=sys.stderr)
             truth_study.bench(repeats=args.truth_repeats, scratch=scratch)
             truth = truth_of(truth_study)
+            truth_runs = truth_runs_of(truth_study)
     summary = judge(rows, truth, workloads)
     print(f"live race calibration{' (' + args.label + ')' if args.label else ''}: {len(rows)} tunings, budget "
           f"{args.budget}, truth {args.truth_repeats} repeats, {time.perf_counter() - started:.0f} s, load average "
           f"{min(loads):.1f}-{max(loads):.1f}; Python {platform.python_version()}, {os.cpu_count()} cores")
     print(markdown(summary))
+    halves = half_gains(rows, truth_runs, args.truth_repeats // 2)
+    print("true gain of the fastest, from the truth's runs before / after the tunings: " +
+          "; ".join(f"{size} {before:.2f}x / {after:.2f}x" for size, (before, after) in halves.items()))
     if args.out:
         Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "label": args.label,
                                               "loads": [min(loads), max(loads)], "summary": summary, "rows": rows,
-                                              "truth": truth},
+                                              "truth": truth, "truth_runs": truth_runs,
+                                              "true_gain_halves": halves},
                                              indent=1, default=str))
     return 0 if all(math.isfinite(s["coverage"]) for s in summary) else 1
 
