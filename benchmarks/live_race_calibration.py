@@ -5,11 +5,13 @@ Workloads of a collective-buffering hint space (2 MPI processes, one shared file
 interleaved blocks of ``--sizes`` (default 4 and 16 KiB), ``--segments`` x 64 KiB per process, fsync, the page
 cache dropped before reads as root) whose default, ROMIO's automatic collective buffering with 4 MiB buffers,
 is slower than the best by more than 1.3x (the runs of issue 29's first pass: ``--sizes 16KiB,32KiB
---segments 128``).  The truth is
-every configuration's geometric mean over ``--truth-repeats`` repeats, half measured before the tunings and
-half after (interleaved by the campaign's rounds), so that it holds the load the tunings saw.  Each tuning
-starts from an empty store (its own SQLite file: no prior, no other workload's noise) and runs
-``Study.tune(budget=...)`` with the race (the product) and without it (``race=False``), alternately.
+--segments 128``).  The truth is every configuration's geometric mean over ``--truth-repeats`` repeats, its
+rounds (every configuration once, in an order of their own) spread evenly between the rounds of tunings, from
+before the first to after the last, so that it holds the load the tunings saw (collective buffering's gain
+depends on the load: a truth measured half before and half after the tunings once saw 1.80x before and 4.41x
+after, the load having risen from 2 to 6).  Each tuning starts from an empty store (its own SQLite file: no
+prior, no other workload's noise) and runs ``Study.tune(budget=...)`` with the race (the product) and without
+it (``race=False``), alternately.
 
 Per workload and mode: coverage of the 95% gain interval (the truth's default / the truth's declared best
 inside it), decided (its lower bound above 1), median width (high / low), median stated / true gain, the
@@ -50,6 +52,13 @@ campaign: {{repeats: 1}}
 """
 
 
+def truth_round_at(index: int, args) -> int:
+    """Before which tuning round the truth's round ``index`` runs (``args.tunings``: after the last): the truth's
+    rounds spread evenly from before the first tuning to after the last, so that they see the load the
+    tunings saw, whatever its drift."""
+    return round(index * args.tunings / max(1, args.truth_repeats - 1))
+
+
 def truth_of(study) -> dict[str, dict[str, float]]:
     """Geometric mean time of every configuration, by workload key then configuration key."""
     groups = measured_configurations(study.space, study.stored.trials())
@@ -72,8 +81,8 @@ def tune_once(spec_path: Path, workload: dict, budget: int, race: bool, scratch:
 
 
 def truth_runs_of(study) -> dict[str, dict[str, list[float]]]:
-    """Every truth run's seconds in the order run, by workload key then configuration key: the two halves
-    (before and after the tunings) can be compared when a truth looks off."""
+    """Every truth run's seconds in the order run, by workload key then configuration key: the truth's first
+    and second halves can be compared when it looks off."""
     from iotune.study import Objective
 
     runs: dict[str, dict[str, list[float]]] = {}
@@ -85,7 +94,7 @@ def truth_runs_of(study) -> dict[str, dict[str, list[float]]]:
 
 
 def half_gains(rows: list[dict], truth_runs: dict[str, dict[str, list[float]]], half: int) -> dict[str, list]:
-    """The default's time over the truth's fastest, from the truth's runs before the tunings and after them."""
+    """The default's time over the truth's fastest, from the truth's first ``half`` rounds and from the others."""
     out = {}
     for r in rows:
         if r["default"] is None or r["workload_key"] in out:
@@ -160,9 +169,13 @@ def main() -> int:
         scratch.mkdir()
         loads = [os.getloadavg()[0]]
         with iotune.create_study(spec_path, storage=work / "truth.db") as truth_study:
-            truth_study.bench(repeats=args.truth_repeats // 2, scratch=scratch)
-            rows = []
-            for i in range(args.tunings):
+            rows, truth_rounds = [], 0
+            for i in range(args.tunings + 1):
+                while truth_rounds < args.truth_repeats and truth_round_at(truth_rounds, args) <= i:
+                    truth_rounds += 1
+                    truth_study.bench(repeats=truth_rounds, scratch=scratch)
+                if i == args.tunings:
+                    break
                 for workload in workloads:
                     for race in ((True, False) if i % 2 == 0 else (False, True)):
                         rows.append(tune_once(spec_path, workload, args.budget, race, scratch))
@@ -171,7 +184,6 @@ def main() -> int:
                     Path(args.out).with_suffix(".rows.json").write_text(json.dumps(rows, default=str))
                 print(f"tuning round {i + 1}/{args.tunings} done ({time.perf_counter() - started:.0f} s)",
                       file=sys.stderr)
-            truth_study.bench(repeats=args.truth_repeats, scratch=scratch)
             truth = truth_of(truth_study)
             truth_runs = truth_runs_of(truth_study)
     summary = judge(rows, truth, workloads)
@@ -180,7 +192,7 @@ def main() -> int:
           f"{min(loads):.1f}-{max(loads):.1f}; Python {platform.python_version()}, {os.cpu_count()} cores")
     print(markdown(summary))
     halves = half_gains(rows, truth_runs, args.truth_repeats // 2)
-    print("true gain of the fastest, from the truth's runs before / after the tunings: " +
+    print("true gain of the fastest, from the truth's first / second half: " +
           "; ".join(f"{size} {before:.2f}x / {after:.2f}x" for size, (before, after) in halves.items()))
     if args.out:
         Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "label": args.label,
