@@ -176,3 +176,66 @@ def test_a_baseline_leading_after_the_contender_rounds_does_not_end_the_race():
     assert rounds >= 3  # it went on past the two rounds where the baseline led by 2 %
     assert {i for i, r in played if r == 3} == {0, 1}  # the incumbent and the baseline raced on
     assert len(race.runs) <= 12
+
+
+def test_the_runs_a_decision_needs_count_the_degrees_of_freedom_its_rounds_will_have():
+    """A noise measured in two rounds has 1-2 degrees of freedom; the rounds a decision needs are counted at the
+    degrees of freedom those rounds themselves bring (paper 003's t at n - 1), not at today's t(2) = 4.3."""
+    from iotune.variability.confidence import Noise
+    from iotune.variability.estimate import runs_needed
+
+    noise, half = Noise(0.35, 2.0, "two rounds"), math.log(1.2)
+    at_today = runs_needed(noise, half)
+    projected = runs_needed(noise, half, racers=2)
+
+    def width(rounds):
+        dof = max(noise.dof, rounds - 1)
+        return Noise(noise.spread, dof, "").quantile() * noise.spread * math.sqrt(2 / rounds)
+
+    assert width(projected) <= half < width(projected - 1)  # the fewest rounds that are enough
+    assert at_today == math.ceil(2 * (noise.quantile() * 0.35 / half) ** 2)  # unchanged without racers
+    assert projected < at_today / 3
+
+
+def test_a_race_that_the_budget_ends_undecided_says_so_and_how_many_runs_would_decide(tmp_path):
+    """At budget 8 the race has 2 rounds and a decision takes at least 3: the answer says it is undecided and
+    which budget would decide at the noise measured; that budget continues the same tuning into more rounds."""
+    with measured_store(tmp_path) as store:
+        result = tuning(store, tmp_path, 8, DriftingLandscape(seed=2)).run()
+        assert result.confirmed and result.race_rounds == 2 and not result.decided
+        assert result.more_runs_needed is not None and result.more_runs_needed >= 2  # a third round at least
+        wanted = result.runs + result.more_runs_needed
+        [note] = [n for n in result.notes if n.startswith("undecided:")]
+        assert f"--budget {wanted} continues this tuning" in note and "2 round(s)" in note
+        more = tuning(store, tmp_path, wanted, DriftingLandscape(seed=3)).run()
+    assert more.runs > result.runs and more.race_rounds > 2
+
+
+class DefaultAhead(Landscape):
+    """The default (automatic, 1 node, 1 MiB buffers) 5 % faster than every other configuration, 20 % noise."""
+
+    def run(self, spec, scratch):
+        default = (spec.hints["romio_cb_write"], spec.hints["cb_nodes"], spec.hints["cb_buffer_size"]) == \
+            ("automatic", "1", str(2**20))
+        seconds = (1.0 if default else 1.05) * math.exp(0.2 * self.random.gauss(0, 1))
+        return Measurement("COMPLETE", [PhaseResult("write", spec.aggregate_bytes, seconds, 0, seconds, 0, 1)],
+                           wall_seconds=seconds)
+
+
+def test_a_default_kept_undecided_says_it_was_not_shown_better(tmp_path):
+    """The default leading a budget-8 race by a few percent is not a decision: the answer keeps it and says that
+    its runs cannot tell it from the tuned racer, and how many runs would."""
+    kept = []
+    for seed in range(8):
+        path = tmp_path / str(seed)
+        path.mkdir()
+        with measured_store(path) as store:
+            result = tuning(store, path, 8, DefaultAhead(seed=seed)).run()
+        if result.best.configuration == result.default.configuration:
+            kept.append(result)
+    assert kept  # the default is the fastest: some tunings keep it
+    for result in kept:
+        assert result.more_runs_needed and result.more_runs_needed >= 2
+        [note] = [n for n in result.notes if n.startswith("undecided:")]
+        assert "the default led" in note and f"--budget {result.runs + result.more_runs_needed}" in note
+        assert len(result.tied) >= 2 and result.tied[1].describe() in note

@@ -385,11 +385,7 @@ def race_lines(result) -> list[str]:
         return ["unconfirmed: the best's mean and gain come from the runs that chose it, which flatter it; " + why]
     lines = [f"confirmed by a race of {result.race_runs} run(s) in {result.race_rounds} rounds (the best and the "
              "default interleaved, compared round by round): the gain and the best's mean come from them"]
-    if result.more_runs_needed:
-        wanted = f"to within ±{result.precision:.0%}" if result.precision else "beyond the noise"
-        lines.append(f"the budget ended before the gain was known {wanted}: about {result.more_runs_needed} more "
-                     "run(s) would be needed at the noise measured (a larger --budget continues this tuning)")
-    return lines
+    return lines  # undecided: said in the notes (iotune.study.tune.undecided_note)
 
 
 def start_up_noise(result, startup) -> str | None:
@@ -448,7 +444,8 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         "noise": result.noise,
         "race": {"runs": result.race_runs, "rounds": result.race_rounds, "confirmed": result.confirmed,
                  "decided": result.decided, "precision": result.precision,
-                 "planned_runs": result.planned_race_runs, "more_runs_needed": result.more_runs_needed},
+                 "planned_runs": result.planned_race_runs, "more_runs_needed": result.more_runs_needed,
+                 "budget_to_decide": result.runs + result.more_runs_needed if result.more_runs_needed else None},
         "front": [{"configuration": p.configuration.to_dict(), "time": p.time, "cost": p.cost, "runs": p.runs}
                   for p in result.front],
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}

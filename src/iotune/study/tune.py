@@ -51,7 +51,8 @@ from iotune.variability.estimate import estimate as estimate_runs
 
 __all__ = ["REASONS_KEY", "ROUNDS_KEY", "SPEC_DEFAULT", "Estimate", "FrontPoint", "Step", "TuneError",
            "TuneResult", "Tuning", "baseline_values", "declared_best", "extended_study_name", "features",
-           "prior_outcomes", "summarise_runs", "time_cost_front", "with_workload_levels", "workload_configurations"]
+           "prior_outcomes", "summarise_runs", "time_cost_front", "undecided_note", "with_workload_levels",
+           "workload_configurations"]
 
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
@@ -255,6 +256,9 @@ class Tuning:
                                 + f"; {max(0, self.budget - result.runs)} run(s) of the budget left unspent")
         elif self.sampler.stopped_early:
             result.notes.append("stopped early: no configuration is left that could improve on the best")
+        note = undecided_note(result)
+        if note:
+            result.notes.append(note)
         if not self.sampler.baseline and result.best is not None and result.default is None:
             result.notes.append(NO_BASELINE)
         result.front = self._front() if self.objective.name == "cost" else []
@@ -396,6 +400,27 @@ class Tuning:
         points = [FrontPoint(self.candidates[i], math.exp(float(np.mean([t for t, _ in v]))),
                              math.exp(float(np.mean([c for _, c in v]))), len(v)) for i, v in runs.items()]
         return time_cost_front(points)
+
+
+def undecided_note(result: TuneResult) -> str | None:
+    """What a race that ended with its budget, undecided, says plainly: how far it got and how many runs more a
+    decision would take at the noise it measured (None: decided, unraced, or nothing to say)."""
+    more = result.more_runs_needed
+    if not result.confirmed or not more or result.best is None or result.default is None:
+        return None
+    rounds = f"the race's {result.race_rounds} round(s) ({result.race_runs} runs)"
+    then = (f"about {more} more run(s) would decide it at the noise measured: --budget {result.runs + more} "
+            "continues this tuning")
+    if result.best.configuration.key == result.default.configuration.key:
+        others = [c.describe() for c in result.tied if c.key != result.default.configuration.key]
+        return (f"undecided: the default led {rounds}, but not beyond the noise"
+                + (f" (they cannot tell it from {'; '.join(others)})" if others else "")
+                + f"; {then}")
+    wanted = f"within ±{result.precision:.0%}" if result.precision else "beyond the noise"
+    interval = "" if result.gain_low is None else \
+        f" (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)"
+    return (f"undecided: the budget of {result.budget} ended {rounds} before the gain over the default was known "
+            f"{wanted}{interval}; {then}")
 
 
 def declared_best(sampler: TransferSampler, observations, objective: str) -> int | None:
