@@ -49,10 +49,11 @@ from scipy.stats import ttest_ind
 
 from iotune.apply.command import execute
 from iotune.apply.pmpi import library
-from iotune.samplers.race import reserve_for
+from iotune.samplers.race import DEFAULT_PRECISION, MIN_DECIDING_ROUNDS, reserve_for
 from iotune.spec import CampaignSpec
 from iotune.store import Store
 from iotune.study import Study
+from iotune.variability.estimate import Run, estimate, runs_needed
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -136,6 +137,25 @@ def gain_agrees(summary: dict, pick: tuple[str, str], means: dict) -> bool | Non
     return interval is not None and interval[0] <= means[default] / means[pick] <= interval[1]
 
 
+def truth_budget(times: dict, pick: tuple[str, str], default: tuple[str, str] | None, budget: int) -> int | None:
+    """The budget a race of ``pick`` against ``default`` would need to decide at the truth's own paired noise (the
+    residual of log time = configuration + round over its rounds) and the truth's ratio of the two, as the tuning
+    counts it (``Race.more_needed``): the search runs, then 2 racers a round (None: the pick is the default)."""
+    if default is None or default == pick:
+        return None
+    noise = estimate_of_truth(times)
+    gain = abs(math.log(geometric_mean(times[default]) / geometric_mean(times[pick])))
+    rounds = max(MIN_DECIDING_ROUNDS, runs_needed(noise, min(gain, math.log1p(DEFAULT_PRECISION)), comparisons=2,
+                                                  racers=2))
+    return budget - reserve_for(budget) + 2 * rounds
+
+
+def estimate_of_truth(times: dict):
+    """The truth's paired noise: the residual of log time = configuration + round over its rounds."""
+    return estimate([Run(f"{w} {b}", value, number) for (w, b), values in times.items()
+                     for number, value in enumerate(values)]).paired_noise
+
+
 def geometric_mean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
@@ -205,6 +225,7 @@ def analyse(record: dict) -> None:
         print(f"{rank:>4}  {key[0]:<14} {key[1]:<14} {means[key]:>10.4f} {statistics.median(values):>9.4f} "
               f"{min(values):>7.4f}..{max(values):<7.4f}  {'yes' if key in tied else 'no'}")
     agreed, covered, regrets, gains, agreements, tied_sizes, widths, honest, found = 0, 0, [], [], 0, [], [], 0, 0
+    kept, undecided, to_decide, truth_decides = 0, 0, [], []
     print(f"tunings: budget {args.budget} ({args.budget - reserve_for(args.budget)} search runs, then the race), "
           "fresh store each")
     for seed, summary in enumerate(summaries):
@@ -222,9 +243,16 @@ def analyse(record: dict) -> None:
         honest += not beaten_but_faster
         found += fastest in measured
         regrets.append(regret)
+        default = key_of(summary["default"]["configuration"]) if summary.get("default") else None
+        kept += key == default
+        said_undecided = any(note.startswith("undecided:") for note in summary["notes"])
+        undecided += said_undecided
+        budget_to_decide = summary["race"].get("budget_to_decide")
+        if budget_to_decide:
+            to_decide.append(budget_to_decide)
+            truth_decides.append(truth_budget(times, key, default, args.budget))
         said = "separated from the runner-up" if summary["separated_from_runner_up"] else \
             "not separated from the runner-up"
-        default = key_of(summary["default"]["configuration"]) if summary.get("default") else None
         stated = summary.get("gain_vs_default") or {}
         interval = stated.get("interval_95")
         if gain is not None and interval:
@@ -238,7 +266,8 @@ def analyse(record: dict) -> None:
               f"{ranked.index(key) + 1}, regret {regret:.3f}x, {'in' if key in tied else 'NOT in'} the truth's tied "
               f"set; measured {len(measured)}{' with' if fastest in measured else ' without'} the truth's fastest, "
               f"tied set of {len(claimed)}, {len(beaten_but_faster)} said beaten but faster in the truth; "
-              f"{gain_text}")
+              f"{gain_text}; " + (f"said undecided, --budget {budget_to_decide} would decide" if said_undecided
+                                  else "decided" if summary["race"]["decided"] else "not said undecided"))
     stated = [g for g in gains if g is not None]
     print(f"agreement: {agreements}/{len(summaries)} tunings agree with the truth (every statement true: gain "
           f"covering, none said beaten but faster, the truth's fastest in the tied set when measured); "
@@ -249,7 +278,13 @@ def analyse(record: dict) -> None:
           f"{statistics.median(tied_sizes):g} configuration(s) at the median; {found}/{len(summaries)} measured the "
           f"truth's fastest, {covered}/{len(summaries)} have it in their tied set; "
           f"median regret {statistics.median(regrets):.3f}x, worst "
-          f"{max(regrets):.3f}x; the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest")
+          f"{max(regrets):.3f}x; the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest; "
+          f"{kept}/{len(summaries)} kept the default; {undecided}/{len(summaries)} said undecided, the budget a "
+          "decision would take " + (f"{statistics.median(to_decide):g} at the median ({min(to_decide)}-"
+                                     f"{max(to_decide)}); at the truth's paired noise "
+                                     f"({estimate_of_truth(times).source.split(',')[0]}) and gains, "
+                                     f"{statistics.median(t for t in truth_decides if t is not None):g} at the median"
+                                     if to_decide else "not stated"))
     print(f"load average (1, 5, 15 min) before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
           f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f}; {os.cpu_count()} CPUs; "
           f"{time.perf_counter() - started:.0f} s")
