@@ -203,10 +203,13 @@ def test_a_race_that_the_budget_ends_undecided_says_so_and_how_many_runs_would_d
     with measured_store(tmp_path) as store:
         result = tuning(store, tmp_path, 8, DriftingLandscape(seed=2)).run()
         assert result.confirmed and result.race_rounds == 2 and not result.decided
-        assert result.more_runs_needed is not None and result.more_runs_needed >= 2  # a third round at least
-        wanted = result.runs + result.more_runs_needed
+        assert result.more_runs_to_decide is not None and result.more_runs_to_decide >= 2  # a third round at least
+        assert result.more_runs_needed >= result.more_runs_to_decide  # and within ±20 % takes more
+        wanted = result.runs + result.more_runs_to_decide
         [note] = [n for n in result.notes if n.startswith("undecided:")]
         assert f"--budget {wanted} continues this tuning" in note and "2 round(s)" in note
+        assert result.more_runs_needed == result.more_runs_to_decide or \
+            f"about {result.more_runs_needed} to know it within ±20%" in note
         more = tuning(store, tmp_path, wanted, DriftingLandscape(seed=3)).run()
     assert more.runs > result.runs and more.race_rounds > 2
 
@@ -235,7 +238,58 @@ def test_a_default_kept_undecided_says_it_was_not_shown_better(tmp_path):
             kept.append(result)
     assert kept  # the default is the fastest: some tunings keep it
     for result in kept:
-        assert result.more_runs_needed and result.more_runs_needed >= 2
+        assert result.more_runs_to_decide and result.more_runs_to_decide >= 2
         [note] = [n for n in result.notes if n.startswith("undecided:")]
-        assert "the default led" in note and f"--budget {result.runs + result.more_runs_needed}" in note
+        assert "the default led" in note and f"--budget {result.runs + result.more_runs_to_decide}" in note
         assert len(result.tied) >= 2 and result.tied[1].describe() in note
+
+
+class Flat(Landscape):
+    """Every configuration alike, 25 % noise a run: no decision is within reach of any budget."""
+
+    def run(self, spec, scratch):
+        seconds = math.exp(0.25 * self.random.gauss(0, 1))
+        return Measurement("COMPLETE", [PhaseResult("write", spec.aggregate_bytes, seconds, 0, seconds, 0, 1)],
+                           wall_seconds=seconds)
+
+
+def test_without_a_budget_a_tuning_runs_on_to_what_its_decision_needs(tmp_path):
+    """No budget: 8 runs, then continued (the same race) to the budget its decision needs at the noise measured,
+    re-estimated after each continuation, while within AUTO_MAX_RUNS."""
+    from iotune.study.tune import AUTO_FIRST_BUDGET, AUTO_MAX_RUNS, tune_to_decision
+
+    with measured_store(tmp_path) as store:
+        runner = DriftingLandscape(seed=2)
+        budgets: list[int] = []
+        told: list[tuple[int, int]] = []
+
+        def start(runs):
+            budgets.append(runs)
+            return tuning(store, tmp_path, runs, runner)
+
+        result = tune_to_decision(start, None, lambda so_far, wanted: told.append((so_far.runs, wanted)))
+    assert budgets[0] == AUTO_FIRST_BUDGET and len(budgets) >= 2  # undecided at 8 (2 rounds), so continued
+    assert [wanted for _, wanted in told] == budgets[1:]
+    assert all(wanted > runs for runs, wanted in told) and max(budgets) <= AUTO_MAX_RUNS
+    assert result.runs <= max(budgets) and result.race_rounds > 2
+    # it ends decided, or with the decision beyond AUTO_MAX_RUNS, said so
+    beyond = [n for n in result.notes if n.startswith("without --budget")]
+    assert result.decided or (beyond and result.runs + result.more_runs_to_decide > AUTO_MAX_RUNS)
+
+
+def test_without_a_budget_a_decision_out_of_reach_stops_within_its_most_runs_and_says_why(tmp_path):
+    """A flat space: what the runs measure of a gain shrinks as they grow, the runs a decision needs grow past
+    AUTO_MAX_RUNS, and the tuning stops there undecided, saying how many it would need."""
+    from iotune.study.tune import AUTO_FIRST_BUDGET, AUTO_MAX_RUNS, tune_to_decision
+
+    with measured_store(tmp_path) as store:
+        runner = Flat(seed=3)
+        result = tune_to_decision(lambda runs: tuning(store, tmp_path, runs, runner), None)
+    (tmp_path / "given").mkdir()
+    with measured_store(tmp_path / "given") as store:
+        given = tune_to_decision(lambda runs: tuning(store, tmp_path / "given", runs, Flat(seed=3)), 10)
+    assert AUTO_FIRST_BUDGET <= result.runs <= AUTO_MAX_RUNS and not result.decided
+    [note] = [n for n in result.notes if n.startswith("without --budget")]
+    assert result.runs + result.more_runs_to_decide > AUTO_MAX_RUNS
+    assert str(result.runs + result.more_runs_to_decide) in note
+    assert given.runs == 10 and not any(n.startswith("without --budget") for n in given.notes)  # a budget is kept

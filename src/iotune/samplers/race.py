@@ -212,10 +212,11 @@ class Race:
             wanted = min(wanted, math.log1p(self.precision))
         return wanted
 
-    def more_needed(self, current: Estimate) -> int | None:
-        """Runs more the race would need for its decision (and precision) at the noise measured so far, and at
-        least ``MIN_DECIDING_ROUNDS`` rounds in all; None when it has decided or nothing can be said.  When the
-        baseline leads, the decision is whether the closest tuned racer is slower: runs to separate the two."""
+    def more_needed(self, current: Estimate, precision: bool = True) -> int | None:
+        """Runs more the race would need for its decision (and, with ``precision``, its precision) at the noise
+        measured so far, and at least ``MIN_DECIDING_ROUNDS`` rounds in all; None when that is had or nothing can be
+        said.  When the baseline leads, the decision is whether the closest tuned racer is slower: runs to
+        separate the two."""
         if current.gain is None or current.best is None or self.outcome:
             return None
         noise = current.paired_noise or current.noise
@@ -231,10 +232,13 @@ class Race:
                 return None  # the baseline is ahead beyond the noise: decided
             wanted, done = math.log(closest.value), closest.runs
         else:
-            if current.decided and (self.precision is None or
-                                    math.log(current.gain.high / current.gain.low) / 2 <= math.log1p(self.precision)):
+            wide = precision and self.precision is not None and \
+                math.log(current.gain.high / current.gain.low) / 2 > math.log1p(self.precision)
+            if current.decided and not wide:
                 return None
-            wanted, done = self._wanted_half_width(current.gain.value), current.gain.runs
+            wanted = self._wanted_half_width(current.gain.value) if precision else \
+                math.log(current.gain.value) if current.gain.value > 1 else math.inf
+            done = current.gain.runs
         rounds = max(MIN_DECIDING_ROUNDS, runs_needed(noise, wanted, self.confidence, racers, racers=racers))
         return max(0, rounds - done) * racers
 
