@@ -133,6 +133,8 @@ class TuneResult:
     """Runs more the race would need for its decision and precision at the noise measured (None: had)."""
     more_runs_to_decide: int | None = None
     """Runs more the race would need for its decision alone, the gain's interval off 1 (None: decided)."""
+    race_noise: float | None = None
+    """The race's paired run-to-run spread (log units: 0.3 is about ±30 % a run); None: no race."""
     planned_race_runs: int | None = None
     precision: float | None = None
     baseline_source: str = ""
@@ -347,6 +349,8 @@ class Tuning:
             result.race_rounds = summary.rounds
             result.planned_race_runs = race.planned
             if summary.estimate is not None:
+                paired = summary.estimate.paired_noise
+                result.race_noise = None if paired is None else paired.spread
                 result.more_runs_needed = race.more_needed(summary.estimate)
                 result.more_runs_to_decide = race.more_needed(summary.estimate, precision=False)
         return result
@@ -419,8 +423,11 @@ def undecided_note(result: TuneResult) -> str | None:
     if not result.confirmed or not more or result.best is None or result.default is None:
         return None
     rounds = f"the race's {result.race_rounds} round(s) ({result.race_runs} runs)"
-    then = (f"about {more} more run(s) would decide it at the noise measured: --budget {result.runs + more} "
-            "continues this tuning")
+    gap = "the gap is as measured" if result.best.configuration.key == result.default.configuration.key else \
+        f"the gain is the {result.gain:.2f}x measured"
+    noise = "" if result.race_noise is None else f" (±{result.race_noise:.0%} a run, paired)"
+    then = (f"about {more} more run(s) would decide it, if {gap}, at the noise measured{noise}: --budget "
+            f"{result.runs + more} continues this tuning")
     if result.best.configuration.key == result.default.configuration.key:
         others = [c.describe() for c in result.tied if c.key != result.default.configuration.key]
         return (f"undecided: the default led {rounds}, but not beyond the noise"
