@@ -272,6 +272,7 @@ def test_without_a_budget_a_tuning_runs_on_to_what_its_decision_needs(tmp_path):
     assert [wanted for _, wanted in told] == budgets[1:]
     assert all(wanted > runs for runs, wanted in told) and max(budgets) <= AUTO_MAX_RUNS
     assert result.runs <= max(budgets) and result.race_rounds > 2
+    assert [step.run for step in result.steps] == list(range(1, result.runs + 1))  # the whole history
     # it ends decided, or with the decision beyond AUTO_MAX_RUNS, said so
     beyond = [n for n in result.notes if n.startswith("without --budget")]
     assert result.decided or (beyond and result.runs + result.more_runs_to_decide > AUTO_MAX_RUNS)

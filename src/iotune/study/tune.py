@@ -456,10 +456,13 @@ def tune_to_decision(start: Callable[[int], Tuning], budget: int | None,
     continued (the same study: the race goes on) to :func:`budget_to_decide` while it is within ``AUTO_MAX_RUNS``,
     ``on_more(result, budget)`` told before each continuation; the result says when a decision lies beyond."""
     result = start(budget or AUTO_FIRST_BUDGET).run()
+    steps = list(result.steps)
     while budget is None and (wanted := budget_to_decide(result)) is not None:
         if on_more is not None:
             on_more(result, wanted)
         result = start(wanted).run()
+        steps += result.steps
+        result.steps = list(steps)  # the history of every run this tuning made, not only the last continuation's
     if budget is None and result.confirmed and result.more_runs_to_decide:
         result.notes.append(f"without --budget a tuning runs on while a decision is within {AUTO_MAX_RUNS} runs; "
                             f"this one would need {result.runs + result.more_runs_to_decide}")
