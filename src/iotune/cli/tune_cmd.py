@@ -217,8 +217,8 @@ def _objective(make, name: str, pricing: Path | None, instances: int | None):
     return make(name, CostModel.from_yaml(pricing), instances)
 
 
-def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: dict, *, command: list[str], scratch,
-               runner: str, timeout: float, mpiexec: str | None, replay_scale: float, measure=None):
+def _tune_here(terminal: Terminal, target, values: dict, budget: int | None, tuning: dict, *, command: list[str],
+               scratch, runner: str, timeout: float, mpiexec: str | None, replay_scale: float, measure=None):
     """Tune with the runs measured in this process, one at a time."""
     from iotune.bench.platform import platform_info
     from iotune.study import Worker

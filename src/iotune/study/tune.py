@@ -443,7 +443,7 @@ def undecided_note(result: TuneResult) -> str | None:
 
 def budget_to_decide(result: TuneResult, most: int = AUTO_MAX_RUNS) -> int | None:
     """The budget that continues an undecided race to its decision at the noise it measured (its runs and
-    ``more_runs_needed``), when within ``most`` runs; None when decided, unraced, or beyond ``most``."""
+    ``more_runs_to_decide``), when within ``most`` runs; None when decided, unraced, or beyond ``most``."""
     if not result.confirmed or not result.more_runs_to_decide:
         return None
     wanted = result.runs + result.more_runs_to_decide
@@ -460,9 +460,12 @@ def tune_to_decision(start: Callable[[int], Tuning], budget: int | None,
     while budget is None and (wanted := budget_to_decide(result)) is not None:
         if on_more is not None:
             on_more(result, wanted)
+        before = result.runs
         result = start(wanted).run()
         steps += result.steps
         result.steps = list(steps)  # the history of every run this tuning made, not only the last continuation's
+        if result.runs <= before:
+            break  # the race made no run more (nothing left to race): asking again would not either
     if budget is None and result.confirmed and result.more_runs_to_decide:
         result.notes.append(f"without --budget a tuning runs on while a decision is within {AUTO_MAX_RUNS} runs; "
                             f"this one would need {result.runs + result.more_runs_to_decide}")
