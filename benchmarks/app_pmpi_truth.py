@@ -25,7 +25,10 @@ and said its pick beats (left out of ``tied_with_best``: the pick and what its r
 in the truth; and its tied set holds the truth's fastest when it measured it (a budget smaller than the space says
 nothing of what it did not run; how often it ran the truth's fastest is printed beside).  The stronger bar, its
 pick in the truth's tied set, is printed beside too.  ``--out`` keeps the truth's runs and every tuning's summary
-as JSON, ``--report`` analyses such a file again.
+as JSON, ``--report`` analyses such a file again.  Beside: how many tunings kept the default, decided, and said
+undecided with the budget they said a decision would take (``race.budget_to_decide``), against the budget the
+truth's own paired noise and the truth's ratio of the tuning's two racers say.  ``--budget 0`` runs each tuning
+without ``--budget`` (tune's own: 8 runs, then on to a decision, at most 60).
 
     .venv/bin/python benchmarks/app_pmpi_truth.py [--rounds 10] [--tunings 5] [--budget 8]
         [--kernel mpiio|hdf5] [--python PYTHON] [--space full|small|flat]
@@ -49,10 +52,12 @@ from scipy.stats import ttest_ind
 
 from iotune.apply.command import execute
 from iotune.apply.pmpi import library
-from iotune.samplers.race import reserve_for
+from iotune.samplers.race import MIN_DECIDING_ROUNDS, reserve_for
 from iotune.spec import CampaignSpec
 from iotune.store import Store
 from iotune.study import Study
+from iotune.study.tune import AUTO_FIRST_BUDGET
+from iotune.variability.estimate import Run, estimate, runs_needed
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -107,8 +112,9 @@ def tuning(args, seed: int, work: Path) -> dict:
     url = str(directory / "iotune.db")
     with Store(url) as store:
         Study.create(store, "ckpt", CampaignSpec.from_text(spec_text(*SPACES[args.space])))
-    command = [str(BIN / "iotune"), "tune", "--study", "ckpt", "--db", url, "--budget", str(args.budget), "--seed",
-               str(seed), "--format", "json", "--scratch", str(directory / "scratch"), "--",
+    budget = ["--budget", str(args.budget)] if args.budget else []
+    command = [str(BIN / "iotune"), "tune", "--study", "ckpt", "--db", url, *budget, "--seed", str(seed),
+               "--format", "json", "--scratch", str(directory / "scratch"), "--",
                *kernel_command(args, directory / "ck")]
     done = subprocess.run(command, capture_output=True, text=True, env=clean_environ(), timeout=1200)
     if done.returncode != 0:
@@ -136,6 +142,26 @@ def gain_agrees(summary: dict, pick: tuple[str, str], means: dict) -> bool | Non
     return interval is not None and interval[0] <= means[default] / means[pick] <= interval[1]
 
 
+def truth_budget(times: dict, summary: dict, budget: int) -> int | None:
+    """The budget the tuning's race would need to decide (the ratio's interval off 1, as ``budget_to_decide``) at
+    the truth's own paired noise (the residual of log time = configuration + round over its rounds) and the
+    truth's ratio of its two racers (the tuned one and the default), counted as the tuning counts it
+    (``Race.more_needed``: the search runs, then 2 racers a round); None: no such pair."""
+    racers = {key_of(step["configuration"]) for step in summary["history"] if step["reason"].startswith("race round")}
+    if len(racers) != 2:
+        return None
+    first, second = racers
+    gain = abs(math.log(geometric_mean(times[first]) / geometric_mean(times[second])))
+    rounds = max(MIN_DECIDING_ROUNDS, runs_needed(estimate_of_truth(times), gain, comparisons=2, racers=2))
+    return budget - reserve_for(budget) + 2 * rounds
+
+
+def estimate_of_truth(times: dict):
+    """The truth's paired noise: the residual of log time = configuration + round over its rounds."""
+    return estimate([Run(f"{w} {b}", value, number) for (w, b), values in times.items()
+                     for number, value in enumerate(values)]).paired_noise
+
+
 def geometric_mean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
@@ -144,7 +170,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--tunings", type=int, default=5)
-    parser.add_argument("--budget", type=int, default=8)
+    parser.add_argument("--budget", type=int, default=8, help="each tuning's --budget; 0: none (tune's own, to a "
+                        "decision)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kernel", choices=sorted(KERNELS), default="mpiio")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs the kernel (its mpiexec too)")
@@ -205,7 +232,10 @@ def analyse(record: dict) -> None:
         print(f"{rank:>4}  {key[0]:<14} {key[1]:<14} {means[key]:>10.4f} {statistics.median(values):>9.4f} "
               f"{min(values):>7.4f}..{max(values):<7.4f}  {'yes' if key in tied else 'no'}")
     agreed, covered, regrets, gains, agreements, tied_sizes, widths, honest, found = 0, 0, [], [], 0, [], [], 0, 0
-    print(f"tunings: budget {args.budget} ({args.budget - reserve_for(args.budget)} search runs, then the race), "
+    kept, undecided, to_decide, truth_decides = 0, 0, [], []
+    first = args.budget or AUTO_FIRST_BUDGET
+    print(("tunings: no --budget (8 runs, then on to a decision, at most 60 runs; " if not args.budget else
+           f"tunings: budget {args.budget} (") + f"{first - reserve_for(first)} search runs, then the race), "
           "fresh store each")
     for seed, summary in enumerate(summaries):
         key = key_of(summary["best"]["configuration"])
@@ -222,9 +252,16 @@ def analyse(record: dict) -> None:
         honest += not beaten_but_faster
         found += fastest in measured
         regrets.append(regret)
+        default = key_of(summary["default"]["configuration"]) if summary.get("default") else None
+        kept += key == default
+        said_undecided = any(note.startswith("undecided:") for note in summary["notes"])
+        undecided += said_undecided
+        budget_to_decide = summary["race"].get("budget_to_decide")
+        if budget_to_decide:
+            to_decide.append(budget_to_decide)
+            truth_decides.append(truth_budget(times, summary, first))
         said = "separated from the runner-up" if summary["separated_from_runner_up"] else \
             "not separated from the runner-up"
-        default = key_of(summary["default"]["configuration"]) if summary.get("default") else None
         stated = summary.get("gain_vs_default") or {}
         interval = stated.get("interval_95")
         if gain is not None and interval:
@@ -238,7 +275,8 @@ def analyse(record: dict) -> None:
               f"{ranked.index(key) + 1}, regret {regret:.3f}x, {'in' if key in tied else 'NOT in'} the truth's tied "
               f"set; measured {len(measured)}{' with' if fastest in measured else ' without'} the truth's fastest, "
               f"tied set of {len(claimed)}, {len(beaten_but_faster)} said beaten but faster in the truth; "
-              f"{gain_text}")
+              f"{gain_text}; " + (f"said undecided, --budget {budget_to_decide} would decide" if said_undecided
+                                  else "decided" if summary["race"]["decided"] else "not said undecided"))
     stated = [g for g in gains if g is not None]
     print(f"agreement: {agreements}/{len(summaries)} tunings agree with the truth (every statement true: gain "
           f"covering, none said beaten but faster, the truth's fastest in the tied set when measured); "
@@ -249,7 +287,15 @@ def analyse(record: dict) -> None:
           f"{statistics.median(tied_sizes):g} configuration(s) at the median; {found}/{len(summaries)} measured the "
           f"truth's fastest, {covered}/{len(summaries)} have it in their tied set; "
           f"median regret {statistics.median(regrets):.3f}x, worst "
-          f"{max(regrets):.3f}x; the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest")
+          f"{max(regrets):.3f}x; the slowest configuration is {means[ranked[-1]] / means[fastest]:.2f}x the fastest; "
+          f"{kept}/{len(summaries)} kept the default; {sum(t['race']['decided'] for t in summaries)}/{len(summaries)} "
+          f"decided, in {statistics.median(t['runs'] for t in summaries):g} runs at the median (most "
+          f"{max(t['runs'] for t in summaries)}); {undecided}/{len(summaries)} said undecided, the budget a "
+          "decision would take " + (f"{statistics.median(to_decide):g} at the median ({min(to_decide)}-"
+                                     f"{max(to_decide)}); at the truth's paired noise "
+                                     f"({estimate_of_truth(times).source.split(',')[0]}) and gains, "
+                                     f"{statistics.median(t for t in truth_decides if t is not None):g} at the median"
+                                     if to_decide else "not stated"))
     print(f"load average (1, 5, 15 min) before {load_before[0]:.1f} {load_before[1]:.1f} {load_before[2]:.1f}, "
           f"after {load_after[0]:.1f} {load_after[1]:.1f} {load_after[2]:.1f}; {os.cpu_count()} CPUs; "
           f"{time.perf_counter() - started:.0f} s")

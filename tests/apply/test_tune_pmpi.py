@@ -117,6 +117,41 @@ def test_tune_with_a_budget_of_8_by_the_pmpi_io_time(tmp_path, capfd, study):
     tied, measured = summary["tied_with_best"], [step["configuration"] for step in summary["history"]]
     assert tied and tied[0] == summary["best"]["configuration"] and all(c in measured for c in tied)
     assert (len(tied) == 1) == summary["separated_from_runner_up"]
+    _check_said_undecided(summary)
+
+
+def _check_said_undecided(summary):
+    """A race the budget ended undecided says so, and which budget would decide at the noise it measured."""
+    race, notes = summary["race"], summary["notes"]
+    undecided = [note for note in notes if note.startswith("undecided:")]
+    if race["budget_to_decide"] is None:  # decided, or the default ahead beyond the noise
+        assert not undecided and (race["decided"] or summary["best"]["configuration"] ==
+                                  summary["default"]["configuration"])
+    else:
+        assert not race["decided"] and race["budget_to_decide"] == summary["runs"] + race["more_runs_to_decide"]
+        assert len(undecided) == 1 and f"--budget {race['budget_to_decide']} continues this tuning" in undecided[0]
+
+
+@pytest.mark.slow
+def test_tune_without_a_budget_runs_on_to_what_a_decision_needs(tmp_path, capfd, study):
+    code = main(["tune", "--study", "ckpt", "--db", study, "--format", "json", "--scratch", str(tmp_path / "scratch"),
+                 "--", *_command(tmp_path)])
+    captured = capfd.readouterr()
+    assert code == 0, captured.err
+    summary = json.loads(captured.out[captured.out.index("{"):])
+    with Store(study) as store:
+        runs = sorted(store.trials(study="ckpt-runs"), key=lambda t: t.seq or 0)
+    _check_pmpi_runs(runs, tmp_path)
+    assert "budget 8 runs, then on to a decision (at most 60" in captured.err
+    assert 8 <= summary["runs"] == len(runs) <= 60
+    continued = [line for line in captured.err.splitlines() if line.startswith("undecided after")]
+    assert (summary["runs"] > 8) == bool(continued)  # continued only when the first 8 runs left it undecided
+    beyond = [note for note in summary["notes"] if note.startswith("without --budget")]
+    if beyond:  # stopped because a decision lies beyond 60 runs
+        assert summary["race"]["budget_to_decide"] > 60 and str(summary["race"]["budget_to_decide"]) in beyond[0]
+    else:
+        assert summary["race"]["budget_to_decide"] is None
+    _check_said_undecided(summary)
 
 
 def test_runs_of_another_objective_are_never_compared(tmp_path, capfd, study):

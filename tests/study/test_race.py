@@ -176,3 +176,121 @@ def test_a_baseline_leading_after_the_contender_rounds_does_not_end_the_race():
     assert rounds >= 3  # it went on past the two rounds where the baseline led by 2 %
     assert {i for i, r in played if r == 3} == {0, 1}  # the incumbent and the baseline raced on
     assert len(race.runs) <= 12
+
+
+def test_the_runs_a_decision_needs_count_the_degrees_of_freedom_its_rounds_will_have():
+    """A noise measured in two rounds has 1-2 degrees of freedom; the rounds a decision needs are counted at the
+    degrees of freedom those rounds themselves bring (paper 003's t at n - 1), not at today's t(2) = 4.3."""
+    from iotune.variability.confidence import Noise
+    from iotune.variability.estimate import runs_needed
+
+    noise, half = Noise(0.35, 2.0, "two rounds"), math.log(1.2)
+    at_today = runs_needed(noise, half)
+    projected = runs_needed(noise, half, racers=2)
+
+    def width(rounds):
+        dof = max(noise.dof, rounds - 1)
+        return Noise(noise.spread, dof, "").quantile() * noise.spread * math.sqrt(2 / rounds)
+
+    assert width(projected) <= half < width(projected - 1)  # the fewest rounds that are enough
+    assert at_today == math.ceil(2 * (noise.quantile() * 0.35 / half) ** 2)  # unchanged without racers
+    assert projected < at_today / 3
+
+
+def test_a_race_that_the_budget_ends_undecided_says_so_and_how_many_runs_would_decide(tmp_path):
+    """At budget 8 the race has 2 rounds and a decision takes at least 3: the answer says it is undecided and
+    which budget would decide at the noise measured; that budget continues the same tuning into more rounds."""
+    with measured_store(tmp_path) as store:
+        result = tuning(store, tmp_path, 8, DriftingLandscape(seed=2)).run()
+        assert result.confirmed and result.race_rounds == 2 and not result.decided
+        assert result.more_runs_to_decide is not None and result.more_runs_to_decide >= 2  # a third round at least
+        assert result.more_runs_needed >= result.more_runs_to_decide  # and within ±20 % takes more
+        wanted = result.runs + result.more_runs_to_decide
+        [note] = [n for n in result.notes if n.startswith("undecided:")]
+        assert f"--budget {wanted} continues this tuning" in note and "2 round(s)" in note
+        assert result.more_runs_needed == result.more_runs_to_decide or \
+            f"about {result.more_runs_needed} to know it within ±20%" in note
+        more = tuning(store, tmp_path, wanted, DriftingLandscape(seed=3)).run()
+    assert more.runs > result.runs and more.race_rounds > 2
+
+
+class DefaultAhead(Landscape):
+    """The default (automatic, 1 node, 1 MiB buffers) 5 % faster than every other configuration, 20 % noise."""
+
+    def run(self, spec, scratch):
+        default = (spec.hints["romio_cb_write"], spec.hints["cb_nodes"], spec.hints["cb_buffer_size"]) == \
+            ("automatic", "1", str(2**20))
+        seconds = (1.0 if default else 1.05) * math.exp(0.2 * self.random.gauss(0, 1))
+        return Measurement("COMPLETE", [PhaseResult("write", spec.aggregate_bytes, seconds, 0, seconds, 0, 1)],
+                           wall_seconds=seconds)
+
+
+def test_a_default_kept_undecided_says_it_was_not_shown_better(tmp_path):
+    """The default leading a budget-8 race by a few percent is not a decision: the answer keeps it and says that
+    its runs cannot tell it from the tuned racer, and how many runs would."""
+    kept = []
+    for seed in range(8):
+        path = tmp_path / str(seed)
+        path.mkdir()
+        with measured_store(path) as store:
+            result = tuning(store, path, 8, DefaultAhead(seed=seed)).run()
+        if result.best.configuration == result.default.configuration:
+            kept.append(result)
+    assert kept  # the default is the fastest: some tunings keep it
+    for result in kept:
+        assert result.more_runs_to_decide and result.more_runs_to_decide >= 2
+        [note] = [n for n in result.notes if n.startswith("undecided:")]
+        assert "the default led" in note and f"--budget {result.runs + result.more_runs_to_decide}" in note
+        assert len(result.tied) >= 2 and result.tied[1].describe() in note
+
+
+class Flat(Landscape):
+    """Every configuration alike, 25 % noise a run: no decision is within reach of any budget."""
+
+    def run(self, spec, scratch):
+        seconds = math.exp(0.25 * self.random.gauss(0, 1))
+        return Measurement("COMPLETE", [PhaseResult("write", spec.aggregate_bytes, seconds, 0, seconds, 0, 1)],
+                           wall_seconds=seconds)
+
+
+def test_without_a_budget_a_tuning_runs_on_to_what_its_decision_needs(tmp_path):
+    """No budget: 8 runs, then continued (the same race) to the budget its decision needs at the noise measured,
+    re-estimated after each continuation, while within AUTO_MAX_RUNS."""
+    from iotune.study.tune import AUTO_FIRST_BUDGET, AUTO_MAX_RUNS, tune_to_decision
+
+    with measured_store(tmp_path) as store:
+        runner = DriftingLandscape(seed=2)
+        budgets: list[int] = []
+        told: list[tuple[int, int]] = []
+
+        def start(runs):
+            budgets.append(runs)
+            return tuning(store, tmp_path, runs, runner)
+
+        result = tune_to_decision(start, None, lambda so_far, wanted: told.append((so_far.runs, wanted)))
+    assert budgets[0] == AUTO_FIRST_BUDGET and len(budgets) >= 2  # undecided at 8 (2 rounds), so continued
+    assert [wanted for _, wanted in told] == budgets[1:]
+    assert all(wanted > runs for runs, wanted in told) and max(budgets) <= AUTO_MAX_RUNS
+    assert result.runs <= max(budgets) and result.race_rounds > 2
+    assert [step.run for step in result.steps] == list(range(1, result.runs + 1))  # the whole history
+    # it ends decided, or with the decision beyond AUTO_MAX_RUNS, said so
+    beyond = [n for n in result.notes if n.startswith("without --budget")]
+    assert result.decided or (beyond and result.runs + result.more_runs_to_decide > AUTO_MAX_RUNS)
+
+
+def test_without_a_budget_a_decision_out_of_reach_stops_within_its_most_runs_and_says_why(tmp_path):
+    """A flat space: what the runs measure of a gain shrinks as they grow, the runs a decision needs grow past
+    AUTO_MAX_RUNS, and the tuning stops there undecided, saying how many it would need."""
+    from iotune.study.tune import AUTO_FIRST_BUDGET, AUTO_MAX_RUNS, tune_to_decision
+
+    with measured_store(tmp_path) as store:
+        runner = Flat(seed=3)
+        result = tune_to_decision(lambda runs: tuning(store, tmp_path, runs, runner), None)
+    (tmp_path / "given").mkdir()
+    with measured_store(tmp_path / "given") as store:
+        given = tune_to_decision(lambda runs: tuning(store, tmp_path / "given", runs, Flat(seed=3)), 10)
+    assert AUTO_FIRST_BUDGET <= result.runs <= AUTO_MAX_RUNS and not result.decided
+    [note] = [n for n in result.notes if n.startswith("without --budget")]
+    assert result.runs + result.more_runs_to_decide > AUTO_MAX_RUNS
+    assert str(result.runs + result.more_runs_to_decide) in note
+    assert given.runs == 10 and not any(n.startswith("without --budget") for n in given.notes)  # a budget is kept

@@ -43,6 +43,10 @@ def test_slurm_options_that_cannot_work_are_one_clear_line(tmp_path):
     command = tune(tmp_path, "--study", "s", *common, "--executor", "slurm", "--db", tmp_path / "t.db", "--",
                    "./app", "--input", "x")
     assert command.returncode == 2 and "an application given after -- runs here" in command.stderr
+    unbudgeted = tune(tmp_path, spec, "--workload", WORKLOAD, "--executor", "slurm", "--workers", "2", "--db",
+                      "postgresql://nobody@localhost/none")
+    assert unbudgeted.returncode == 2 and "--executor slurm needs --budget" in unbudgeted.stderr
+    assert "Traceback" not in unbudgeted.stderr
     assert not (tmp_path / "t.db").exists()
 
 

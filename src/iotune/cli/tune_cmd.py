@@ -34,7 +34,9 @@ from iotune.errors import IotuneError
 def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benchmark to tune (omit it to tune a "
                                                         "command given after --, with --study)."),
          command: list[str] = typer.Argument(None, help="The application to tune, after --."),
-         budget: int = typer.Option(..., "--budget", "-b", help="Runs to spend (the default configuration counts)."),
+         budget: int = typer.Option(None, "--budget", "-b", help="Runs to spend (the default configuration counts). "
+                                    "Without it: 8 runs, then on to what the race says a decision needs at the "
+                                    "noise it measured, at most 60 runs.", min=1),
          objective: str = typer.Option("time", "--objective", help="time, bandwidth or cost."),
          pricing: Path = typer.Option(None, "--pricing", help="Pricing YAML for --objective cost (default: the "
                                       "packaged illustrative prices); the tuner uses each configuration's price "
@@ -99,6 +101,8 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
     job = executor_job(executor, workers, partition, time_limit, nodes_per_trial, sbatch_option, job_setup, grace)
     if job is not None and command:
         raise IotuneError("--executor slurm tunes a spec's benchmark; an application given after -- runs here")
+    if job is not None and budget is None:
+        raise IotuneError("--executor slurm needs --budget: the runs its job array is sized for")
     if (metric is not None or darshan is not None or maximize or wall_time) and not command:
         raise IotuneError("--metric, --maximize, --darshan and --wall-time measure an application given after --")
     if wall_time and (metric is not None or darshan is not None):
@@ -157,7 +161,7 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
         ran: list = []
         def on_step(step, so_far) -> None:
             ran.append(step)
-            show_step(terminal, step, so_far, budget, shown)
+            show_step(terminal, step, so_far, so_far.budget, shown)
 
         values_of_baseline, baseline_source, baseline_notes = _baseline(tuned_spec.space, values, baseline, scratch,
                                                                         no_baseline)
@@ -174,7 +178,7 @@ def tune(spec: Path | None = typer.Argument(None, help="Campaign spec whose benc
             result = _tune_here(terminal, target, values, budget, tuning, command=command, scratch=scratch,
                                 runner=runner, timeout=timeout, mpiexec=mpiexec, replay_scale=replay_scale,
                                 measure=measure)
-        if not ran and result.runs >= budget:
+        if not ran and budget is not None and result.runs >= budget:
             terminal.info(f"the budget of {budget} runs is already spent in study {target.name} ({result.runs} runs "
                           "of this workload in the store): nothing was run; the result of those runs follows (a "
                           "larger --budget runs more)")
@@ -213,12 +217,12 @@ def _objective(make, name: str, pricing: Path | None, instances: int | None):
     return make(name, CostModel.from_yaml(pricing), instances)
 
 
-def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: dict, *, command: list[str], scratch,
-               runner: str, timeout: float, mpiexec: str | None, replay_scale: float, measure=None):
+def _tune_here(terminal: Terminal, target, values: dict, budget: int | None, tuning: dict, *, command: list[str],
+               scratch, runner: str, timeout: float, mpiexec: str | None, replay_scale: float, measure=None):
     """Tune with the runs measured in this process, one at a time."""
     from iotune.bench.platform import platform_info
     from iotune.study import Worker
-    from iotune.study.tune import Tuning
+    from iotune.study.tune import AUTO_MAX_RUNS, Tuning, tune_to_decision
 
     scratch = prepare_scratch(scratch)
     if command:
@@ -240,9 +244,18 @@ def _tune_here(terminal: Terminal, target, values: dict, budget: int, tuning: di
         run, storage = runner_and_storage(target.spec, runner, timeout, mpiexec, scratch, replay_scale=replay_scale)
     worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
     try:
-        tuner = Tuning(target, worker, values, budget, **tuning)
-        _announce(terminal, tuner, target, values, budget)
-        return tuner.run()
+        started: list = []
+
+        def start(runs: int) -> Tuning:  # the first tuning, and each continuation of it to a decision
+            tuner = Tuning(target, worker, values, runs, **tuning)
+            if not started:
+                _announce(terminal, tuner, target, values, budget)
+            started.append(tuner)
+            return tuner
+
+        return tune_to_decision(start, budget, lambda result, wanted: terminal.info(
+            f"undecided after {result.runs} runs: on to {wanted} runs, what the race's decision needs at the noise "
+            f"measured (without --budget, at most {AUTO_MAX_RUNS})"))
     finally:
         worker.close()
         run.close()
@@ -289,9 +302,13 @@ def _tune_on_slurm(terminal: Terminal, store, url: str, target, job, values: dic
     return result
 
 
-def _announce(terminal: Terminal, tuner, target, values: dict, budget: int) -> None:
+def _announce(terminal: Terminal, tuner, target, values: dict, budget: int | None) -> None:
+    from iotune.study.tune import AUTO_FIRST_BUDGET, AUTO_MAX_RUNS
+
+    runs = f"budget {budget} runs" if budget is not None else \
+        f"budget {AUTO_FIRST_BUDGET} runs, then on to a decision (at most {AUTO_MAX_RUNS}: no --budget given)"
     terminal.info(f"tuning {_describe_workload(values) or 'the default workload'} in study {target.name}: "
-                  f"{len(tuner.candidates)} candidate configurations, budget {budget} runs, objective "
+                  f"{len(tuner.candidates)} candidate configurations, {runs}, objective "
                   f"{tuner.objective.name}; prior: {_prior_text(tuner)}")
 
 
@@ -385,10 +402,10 @@ def race_lines(result) -> list[str]:
         return ["unconfirmed: the best's mean and gain come from the runs that chose it, which flatter it; " + why]
     lines = [f"confirmed by a race of {result.race_runs} run(s) in {result.race_rounds} rounds (the best and the "
              "default interleaved, compared round by round): the gain and the best's mean come from them"]
-    if result.more_runs_needed:
-        wanted = f"to within ±{result.precision:.0%}" if result.precision else "beyond the noise"
-        lines.append(f"the budget ended before the gain was known {wanted}: about {result.more_runs_needed} more "
-                     "run(s) would be needed at the noise measured (a larger --budget continues this tuning)")
+    if result.decided and result.more_runs_needed:  # undecided: said in the notes (iotune.study.tune.undecided_note)
+        lines.append(f"the budget ended before the gain was known to within ±{result.precision:.0%}: about "
+                     f"{result.more_runs_needed} more run(s) would be needed at the noise measured (a larger --budget "
+                     "continues this tuning)")
     return lines
 
 
@@ -448,7 +465,9 @@ def _show_result(terminal: Terminal, result, study, fmt: str, command: list[str]
         "noise": result.noise,
         "race": {"runs": result.race_runs, "rounds": result.race_rounds, "confirmed": result.confirmed,
                  "decided": result.decided, "precision": result.precision,
-                 "planned_runs": result.planned_race_runs, "more_runs_needed": result.more_runs_needed},
+                 "planned_runs": result.planned_race_runs, "more_runs_needed": result.more_runs_needed,
+                 "more_runs_to_decide": result.more_runs_to_decide,
+                 "budget_to_decide": result.runs + result.more_runs_to_decide if result.more_runs_to_decide else None},
         "front": [{"configuration": p.configuration.to_dict(), "time": p.time, "cost": p.cost, "runs": p.runs}
                   for p in result.front],
         "history": [{"run": s.run, "configuration": s.configuration.to_dict(), "reason": s.reason, "value": s.value}

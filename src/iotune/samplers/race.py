@@ -139,7 +139,7 @@ class Race:
         self.started_at = len(self.runs)
         if current.gain is not None and current.gain.value > 1:
             self.planned = runs_needed(current.noise, self._wanted_half_width(current.gain.value),
-                                       self.confidence) * len(racers)
+                                       self.confidence, racers=len(racers)) * len(racers)
         return True
 
     def _next_round(self) -> bool:
@@ -212,18 +212,34 @@ class Race:
             wanted = min(wanted, math.log1p(self.precision))
         return wanted
 
-    def more_needed(self, current: Estimate) -> int | None:
-        """Runs more the race would need for its decision (and precision) at the noise measured so far; None
-        when it has decided or nothing can be said."""
-        if current.gain is None or current.best is None or current.best == current.baseline or self.outcome:
-            return None
-        if current.decided and (self.precision is None or
-                                math.log(current.gain.high / current.gain.low) / 2 <= math.log1p(self.precision)):
+    def more_needed(self, current: Estimate, precision: bool = True) -> int | None:
+        """Runs more the race would need for its decision (and, with ``precision``, its precision) at the noise
+        measured so far, and at least ``MIN_DECIDING_ROUNDS`` rounds in all; None when that is had or nothing can be
+        said.  When the baseline leads, the decision is whether the closest tuned racer is slower: runs to
+        separate the two."""
+        if current.gain is None or current.best is None or self.outcome:
             return None
         noise = current.paired_noise or current.noise
         racers = max(2, len(self.racers))
-        rounds = runs_needed(noise, self._wanted_half_width(current.gain.value), self.confidence, racers)
-        done = current.gain.runs
+        if current.best == current.baseline:
+            tuned = [int(k) for k in current.racers if int(k) != self.baseline]
+            ratios = [current.ratios[str(i)] for i in (self.racers or tuned) if i != self.baseline
+                      and str(i) in current.ratios]
+            if not ratios or min(r.value for r in ratios) <= 1.0:
+                return None
+            closest = min(ratios, key=lambda r: r.value)
+            if closest.low > 1.0:
+                return None  # the baseline is ahead beyond the noise: decided
+            wanted, done = math.log(closest.value), closest.runs
+        else:
+            wide = precision and self.precision is not None and \
+                math.log(current.gain.high / current.gain.low) / 2 > math.log1p(self.precision)
+            if current.decided and not wide:
+                return None
+            wanted = self._wanted_half_width(current.gain.value) if precision else \
+                math.log(current.gain.value) if current.gain.value > 1 else math.inf
+            done = current.gain.runs
+        rounds = max(MIN_DECIDING_ROUNDS, runs_needed(noise, wanted, self.confidence, racers, racers=racers))
         return max(0, rounds - done) * racers
 
     def _reason(self, index: int) -> str:

@@ -49,10 +49,16 @@ from iotune.variability.estimate import Estimate as RunsEstimate
 from iotune.variability.estimate import Run
 from iotune.variability.estimate import estimate as estimate_runs
 
-__all__ = ["REASONS_KEY", "ROUNDS_KEY", "SPEC_DEFAULT", "Estimate", "FrontPoint", "Step", "TuneError",
-           "TuneResult", "Tuning", "baseline_values", "declared_best", "extended_study_name", "features",
-           "prior_outcomes", "summarise_runs", "time_cost_front", "with_workload_levels", "workload_configurations"]
+__all__ = ["AUTO_FIRST_BUDGET", "AUTO_MAX_RUNS", "REASONS_KEY", "ROUNDS_KEY", "SPEC_DEFAULT", "Estimate",
+           "FrontPoint", "Step", "TuneError", "TuneResult", "Tuning", "baseline_values", "budget_to_decide",
+           "declared_best", "extended_study_name", "features", "prior_outcomes", "summarise_runs", "time_cost_front",
+           "tune_to_decision", "undecided_note", "with_workload_levels", "workload_configurations"]
 
+AUTO_FIRST_BUDGET = 8
+"""Without a budget (``iotune tune`` with no ``--budget``): the first runs, enough for 2 race rounds that measure the
+paired noise, after which the tuning runs on to what a decision needs (:func:`budget_to_decide`)."""
+AUTO_MAX_RUNS = 60
+"""Without a budget: the most runs a tuning runs on to for a decision (a flat space's near-ties never decide)."""
 POLL_S = 1.0
 """Seconds between looks at the store while runs are in flight elsewhere."""
 BEFORE = "queued before this tuner (re)started"
@@ -124,6 +130,11 @@ class TuneResult:
     race_runs: int = 0
     race_rounds: int = 0
     more_runs_needed: int | None = None
+    """Runs more the race would need for its decision and precision at the noise measured (None: had)."""
+    more_runs_to_decide: int | None = None
+    """Runs more the race would need for its decision alone, the gain's interval off 1 (None: decided)."""
+    race_noise: float | None = None
+    """The race's paired run-to-run spread (log units: 0.3 is about ±30 % a run); None: no race."""
     planned_race_runs: int | None = None
     precision: float | None = None
     baseline_source: str = ""
@@ -255,6 +266,9 @@ class Tuning:
                                 + f"; {max(0, self.budget - result.runs)} run(s) of the budget left unspent")
         elif self.sampler.stopped_early:
             result.notes.append("stopped early: no configuration is left that could improve on the best")
+        note = undecided_note(result)
+        if note:
+            result.notes.append(note)
         if not self.sampler.baseline and result.best is not None and result.default is None:
             result.notes.append(NO_BASELINE)
         result.front = self._front() if self.objective.name == "cost" else []
@@ -334,7 +348,11 @@ class Tuning:
             result.race_runs = sum(r is not None for r in rounds or ())
             result.race_rounds = summary.rounds
             result.planned_race_runs = race.planned
-            result.more_runs_needed = race.more_needed(summary.estimate) if summary.estimate is not None else None
+            if summary.estimate is not None:
+                paired = summary.estimate.paired_noise
+                result.race_noise = None if paired is None else paired.spread
+                result.more_runs_needed = race.more_needed(summary.estimate)
+                result.more_runs_to_decide = race.more_needed(summary.estimate, precision=False)
         return result
 
     def _ran(self, trial, configuration: Configuration, outcome) -> None:
@@ -396,6 +414,62 @@ class Tuning:
         points = [FrontPoint(self.candidates[i], math.exp(float(np.mean([t for t, _ in v]))),
                              math.exp(float(np.mean([c for _, c in v]))), len(v)) for i, v in runs.items()]
         return time_cost_front(points)
+
+
+def undecided_note(result: TuneResult) -> str | None:
+    """What a race that ended with its budget, undecided, says plainly: how far it got and how many runs more a
+    decision would take at the noise it measured (None: decided, unraced, or nothing to say)."""
+    more = result.more_runs_to_decide
+    if not result.confirmed or not more or result.best is None or result.default is None:
+        return None
+    rounds = f"the race's {result.race_rounds} round(s) ({result.race_runs} runs)"
+    gap = "the gap is as measured" if result.best.configuration.key == result.default.configuration.key else \
+        f"the gain is the {result.gain:.2f}x measured"
+    noise = "" if result.race_noise is None else f" (±{result.race_noise:.0%} a run, paired)"
+    then = (f"about {more} more run(s) would decide it, if {gap}, at the noise measured{noise}: --budget "
+            f"{result.runs + more} continues this tuning")
+    if result.best.configuration.key == result.default.configuration.key:
+        others = [c.describe() for c in result.tied if c.key != result.default.configuration.key]
+        return (f"undecided: the default led {rounds}, but not beyond the noise"
+                + (f" (they cannot tell it from {'; '.join(others)})" if others else "")
+                + f"; {then}")
+    interval = "" if result.gain_low is None else \
+        f" (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)"
+    precise = f", about {result.more_runs_needed} to know it within ±{result.precision:.0%}" \
+        if result.precision and result.more_runs_needed and result.more_runs_needed > more else ""
+    return (f"undecided: the budget of {result.budget} ended {rounds} before the gain over the default was "
+            f"beyond the noise{interval}; {then}{precise}")
+
+
+def budget_to_decide(result: TuneResult, most: int = AUTO_MAX_RUNS) -> int | None:
+    """The budget that continues an undecided race to its decision at the noise it measured (its runs and
+    ``more_runs_to_decide``), when within ``most`` runs; None when decided, unraced, or beyond ``most``."""
+    if not result.confirmed or not result.more_runs_to_decide:
+        return None
+    wanted = result.runs + result.more_runs_to_decide
+    return wanted if wanted <= most else None
+
+
+def tune_to_decision(start: Callable[[int], Tuning], budget: int | None,
+                     on_more: Callable[[TuneResult, int], None] | None = None) -> TuneResult:
+    """A tuning of ``budget`` runs (``start(budget).run()``); without one (None), ``AUTO_FIRST_BUDGET`` runs, then
+    continued (the same study: the race goes on) to :func:`budget_to_decide` while it is within ``AUTO_MAX_RUNS``,
+    ``on_more(result, budget)`` told before each continuation; the result says when a decision lies beyond."""
+    result = start(budget or AUTO_FIRST_BUDGET).run()
+    steps = list(result.steps)
+    while budget is None and (wanted := budget_to_decide(result)) is not None:
+        if on_more is not None:
+            on_more(result, wanted)
+        before = result.runs
+        result = start(wanted).run()
+        steps += result.steps
+        result.steps = list(steps)  # the history of every run this tuning made, not only the last continuation's
+        if result.runs <= before:
+            break  # the race made no run more (nothing left to race): asking again would not either
+    if budget is None and result.confirmed and result.more_runs_to_decide:
+        result.notes.append(f"without --budget a tuning runs on while a decision is within {AUTO_MAX_RUNS} runs; "
+                            f"this one would need {result.runs + result.more_runs_to_decide}")
+    return result
 
 
 def declared_best(sampler: TransferSampler, observations, objective: str) -> int | None:

@@ -244,14 +244,27 @@ def load_note(best: list[float], baseline: list[float], confirmed: bool) -> str 
             "runs interleaved under one load would tell (`iotune tune` races them)")
 
 
-def runs_needed(noise: Noise, half_width: float, confidence: float = CONFIDENCE, comparisons: int = 1) -> int:
+def runs_needed(noise: Noise, half_width: float, confidence: float = CONFIDENCE, comparisons: int = 1,
+                racers: int | None = None) -> int:
     """Rounds (pairs of runs) for the log interval of a ratio to be within ± ``half_width`` (paper 003's
-    repeats needed for an interval to converge, for a ratio: q s sqrt(2 / n) <= half_width, q at the noise's
-    degrees of freedom)."""
+    repeats needed for an interval to converge, for a ratio: q s sqrt(2 / n) <= half_width).  q at the noise's
+    degrees of freedom; with ``racers``, at those n complete rounds of that many racers would have, (n - 1)
+    (racers - 1), when more (the race's own: a noise measured in 2 rounds has 1, and q at 1-2 degrees of freedom
+    would ask for 4-30 times the rounds its spread needs)."""
     if half_width <= 0 or not math.isfinite(half_width):
         return 10**6
-    q = noise.quantile(confidence, comparisons)
-    return max(MIN_RACE_ROUNDS, math.ceil(2.0 * (q * noise.spread / half_width) ** 2))
+
+    def enough(rounds: int) -> bool:
+        dof = noise.dof if racers is None else max(noise.dof, (rounds - 1) * (racers - 1))
+        q = Noise(noise.spread, dof, noise.source).quantile(confidence, comparisons)
+        return q * noise.spread * math.sqrt(2.0 / rounds) <= half_width
+
+    low, high = MIN_RACE_ROUNDS, max(MIN_RACE_ROUNDS, min(10**6, math.ceil(
+        2.0 * (noise.quantile(confidence, comparisons) * noise.spread / half_width) ** 2)))
+    while low < high:  # enough() only turns true as the rounds grow; ``high`` (q at the noise's dof) is enough
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle + 1, high)
+    return low
 
 
 __all__ = ["LOAD_RATIO", "MIN_RACE_ROUNDS", "Estimate", "Run", "estimate", "geometric_mean", "load_note",
