@@ -255,14 +255,16 @@ class Study:
         report.first_error = runner.first_error
         return report
 
-    def tune(self, workload: Mapping | None = None, budget: int = 10, *, objective: str = "time",
+    def tune(self, workload: Mapping | None = None, budget: int | None = None, *, objective: str = "time",
              runner=DEFAULT_RUNNER, prior_studies=(), seed: int = 0, scratch: str | os.PathLike | None = None,
              timeout: float = 600.0, mpiexec: str | None = None, replay_scale: float = 1.0,
              on_step: Callable | None = None, candidates=None, baseline: bool | str | Mapping = True,
              race: bool = True, precision: float | None = None):
         """The best configuration of ``workload`` (workload parameter -> a level of the space) within ``budget``
         runs, learning from this study's runs and ``prior_studies`` (names or Study objects of this store): the
-        campaign that ``iotune tune`` runs (:class:`iotune.study.tune.Tuning`, the transfer sampler).
+        campaign that ``iotune tune`` runs (:class:`iotune.study.tune.Tuning`, the transfer sampler).  Without a
+        budget, as ``iotune tune`` without ``--budget``: 8 runs, then on to what the race says a decision needs at
+        the noise it measured, at most 60 runs (:func:`iotune.study.tune.tune_to_decision`).
 
         Returns the :class:`~iotune.study.tune.TuneResult`: ``best`` and ``default`` (mean and 95% interval),
         ``gain`` over the default with its interval, whether the best is ``separated`` from the runner-up.
@@ -278,7 +280,13 @@ class Study:
         from iotune.bench.platform import platform_info
         from iotune.study import Objective, Worker
         from iotune.study import Study as RunStudy
-        from iotune.study.tune import Tuning, extended_study_name, resolve_baseline, with_workload_levels
+        from iotune.study.tune import (
+            Tuning,
+            extended_study_name,
+            resolve_baseline,
+            tune_to_decision,
+            with_workload_levels,
+        )
 
         self.spec.check_runnable()
         priors = tuple(p._study if isinstance(p, Study) else StoredStudy.open(self.store, p) for p in prior_studies)
@@ -305,11 +313,13 @@ class Study:
             if named else (runner, None)
         worker = Worker(target, run, scratch, storage=storage, platform=platform_info(scratch))
         try:
-            tuning = Tuning(target, worker, values, budget, objective=Objective(objective),
-                            prior_studies=priors, seed=seed, on_step=on_step, candidates=candidates,
-                            baseline=baseline is not False, race=race, precision=precision,
-                            baseline_values=base_values, baseline_source=base_source)
-            result = tuning.run()
+            def start(runs: int) -> Tuning:  # the tuning, and each continuation of it to a decision
+                return Tuning(target, worker, values, runs, objective=Objective(objective), prior_studies=priors,
+                              seed=seed, on_step=on_step, candidates=candidates, baseline=baseline is not False,
+                              race=race, precision=precision, baseline_values=base_values,
+                              baseline_source=base_source)
+
+            result = tune_to_decision(start, budget)
             result.notes.extend(base_notes)
             if extended:
                 result.notes.append(f"the workload's {', '.join(extended)} is not a level of the spec: tuned in study "

@@ -294,3 +294,21 @@ def test_without_a_budget_a_decision_out_of_reach_stops_within_its_most_runs_and
     assert result.runs + result.more_runs_to_decide > AUTO_MAX_RUNS
     assert str(result.runs + result.more_runs_to_decide) in note
     assert given.runs == 10 and not any(n.startswith("without --budget") for n in given.notes)  # a budget is kept
+
+
+def test_the_api_without_a_budget_runs_on_to_a_decision_as_the_command_does(tmp_path):
+    """``Study.tune()`` takes no budget as ``iotune tune`` takes no ``--budget``: the same continuation, run for run."""
+    import iotune
+    from iotune.study.tune import AUTO_FIRST_BUDGET, tune_to_decision
+
+    (tmp_path / "api").mkdir()
+    with measured_store(tmp_path / "api"):
+        pass
+    with iotune.load_study("landscape", storage=tmp_path / "api" / "db.sqlite") as study:
+        by_api = study.tune(workload=TARGET, runner=DriftingLandscape(seed=2), scratch=tmp_path / "api")
+    runner = DriftingLandscape(seed=2)
+    with measured_store(tmp_path) as store:
+        by_function = tune_to_decision(lambda runs: tuning(store, tmp_path, runs, runner), None)
+    assert by_api.runs > AUTO_FIRST_BUDGET and by_api.runs == by_function.runs
+    assert [s.configuration.key for s in by_api.steps] == [s.configuration.key for s in by_function.steps]
+    assert (by_api.gain_low, by_api.gain_high) == (by_function.gain_low, by_function.gain_high)
