@@ -1,10 +1,14 @@
 """CephFS object names and CRUSH's object -> placement group step, against Ceph's own answers."""
 
+import csv
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from iotune.analytic import ModelError
 from iotune.analytic.ceph_objects import file_servers, object_name, placement_group
+from iotune.analytic.placement import object_bytes
 
 
 # ``osdmaptool OSDMAP --test-map-object NAME --pool 1`` (pg_num 64) and ``--pool 3`` (pg_num 32), Ceph 16.2.15, on
@@ -42,3 +46,35 @@ def test_file_servers_reads_the_group_table():
     assert servers.tolist() == [0x19 % 3, 0x11 % 3]
     with pytest.raises(ModelError):
         file_servers(1, [0], [])
+
+
+GROUND_TRUTH = Path(__file__).resolve().parents[2] / "data" / "ground_truth"
+
+
+def _pg_table(devices: int) -> np.ndarray:
+    with open(GROUND_TRUTH / "striping" / "pg_osds.csv") as handle:
+        rows = [r for r in csv.DictReader(line for line in handle if not line.startswith("#"))
+                if int(r["devices"]) == devices]
+    return np.array([int(r["osd"]) for r in sorted(rows, key=lambda r: int(r["pg"]))])
+
+
+def test_recorded_inode_numbers_put_each_run_at_its_busiest_servers_time():
+    # the striping-layouts rounds that recorded inode numbers: each run's objects placed by the hash and the
+    # testbed's placement-group table, its busiest OSD writing at the throttle's 5 MB/s, nothing fitted
+    tables = {2: _pg_table(2), 3: _pg_table(3)}
+    errors = []
+    with open(GROUND_TRUTH / "striping_layouts.csv") as handle:
+        for row in csv.DictReader(handle):
+            inodes = [int(i) for i in row["file_inodes"].split()]
+            if not inodes:
+                continue
+            files = len(inodes)
+            unit = int(row["cfg.stripe_unit"] or 1 << 20)
+            objects = object_bytes(int(row["bytes"]) // files, int(row["cfg.stripe_count"]), unit,
+                                   int(row["cfg.object_size"]))
+            load = np.zeros(int(row["cfg.devices"]))
+            for inode in inodes:
+                np.add.at(load, file_servers(inode, objects.numbers, tables[load.size]), objects.bytes)
+            errors.append(abs(load.max() / 5e6 - float(row["seconds"])) / float(row["seconds"]))
+    assert len(errors) >= 500
+    assert np.median(errors) < 0.05 and np.mean(np.array(errors) < 0.1) > 0.85

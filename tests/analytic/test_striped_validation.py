@@ -81,7 +81,7 @@ def _layout_runs(tmp_path):
 
 def test_the_layouts_table_imports_as_runs_over_servers_object_sizes_and_patterns(tmp_path):
     runs = _layout_runs(tmp_path)
-    assert len(runs) == 624 and len({r.workload for r in runs}) == 3 and {r.repeat for r in runs} == set(range(8))
+    assert len(runs) == 1248 and len({r.workload for r in runs}) == 3 and {r.repeat for r in runs} == set(range(16))
     assert {r.write.servers for r in runs} == {2, 3}
     assert {r.write.object_size for r in runs} == {MIB, 4 * MIB, 32 * MIB}
     assert {r.write.files for r in runs} == {1, 2}  # the file-per-process pattern: 2 files of 8 MiB
