@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from iotune.analytic import ModelError
-from iotune.analytic.placement import ServerLoads, object_bytes, server_loads
+from iotune.analytic.placement import ServerLoads, object_bytes, placed_loads, server_loads
 
 MIB = 2**20
 
@@ -101,3 +101,19 @@ def test_objects_per_server_count_every_object_and_replica():
     assert np.all((loads.objects > 0) == (loads.bytes > 0))
     one = server_loads([object_bytes(16 * MIB, 1, 4 * MIB, 32 * MIB)], servers=3)
     assert sorted(one.objects[0]) == [0, 0, 1]
+
+
+def test_placed_loads_is_the_known_placement():
+    one = object_bytes(16 * MIB, 2, 64 * 1024, 4 * MIB)
+    assert one.numbers.tolist() == [0, 1, 2, 3]
+    loads = placed_loads([one], [[0, 0, 0, 1]], servers=2)
+    assert loads.weights.tolist() == [1.0]
+    assert sorted(loads.bytes[0] / MIB) == [4, 12]
+    assert sorted(loads.objects[0]) == [1, 3]
+    with pytest.raises(ModelError):
+        placed_loads([one], [[0, 0, 0, 2]], servers=2)
+
+
+def test_object_numbers_skip_objects_never_written():
+    found = object_bytes(8 * MIB, 3, 4 * MIB, 32 * MIB)
+    assert found.numbers.tolist() == [0, 1]

@@ -157,3 +157,14 @@ def test_a_time_per_object_makes_small_objects_slow_and_is_fitted_back():
     # a model stored before the time per object existed reads back without one
     older = {k: v for k, v in fitted.to_dict().items() if k != "object_s"}
     assert StripedPlacementModel.from_dict(older).object_s == 0.0
+
+
+def test_placed_time_is_one_of_the_mixtures_placement_times():
+    model = StripedPlacementModel(5e6, overhead_s=0.05, servers=2)
+    write = StripedWrite(1, 16 << 20, 2, 64 << 10, 4 << 20)
+    times, _ = model.placement_times(write)
+    one_server = model.placed_time(write, [[1, 1, 1, 1]])
+    even = model.placed_time(write, [[0, 1, 1, 0]])
+    assert one_server == pytest.approx(0.05 + (16 << 20) / 5e6)
+    assert even == pytest.approx(0.05 + (8 << 20) / 5e6)
+    assert np.isclose(times, one_server).any() and np.isclose(times, even).any()

@@ -1,5 +1,6 @@
 """Done when (issue 20): MPI-IO through iotune's benchmark on a CephFS testbed, two layouts, each file checked
-from the file system (getfattr) against the layout iotune stored as in effect; nothing left afterwards."""
+from the file system (getfattr) against the layout iotune stored as in effect, and its inode number against the
+one stored (issue 33: it says where the objects landed); nothing left afterwards."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ class Watcher(threading.Thread):
         super().__init__(daemon=True)
         self.root = root
         self.seen: dict[str, dict] = {}
+        self.inodes: dict[str, int] = {}
         self.testbeds: set[str] = set()
         self.done = threading.Event()
 
@@ -50,6 +52,10 @@ class Watcher(threading.Thread):
                                       capture_output=True, text=True)
                 if read.returncode == 0 and path.exists():
                     self.seen[str(path)] = parse(read.stdout)
+                    try:
+                        self.inodes[str(path)] = path.stat().st_ino
+                    except FileNotFoundError:
+                        pass
             time.sleep(0.002)
 
 
@@ -80,6 +86,8 @@ def test_each_benchmark_file_gets_the_layout_stored_as_in_effect(testbed_root, t
     # every file the benchmark wrote, as the file system itself reports it: one per trial, each as stored
     assert sorted(map(sorted_items, watcher.seen.values())) == sorted(map(sorted_items, stored))
     assert len({(s["stripe_count"], s["stripe_unit"]) for s in stored}) == 3
+    # the inode number stored with each trial is its file's, as the file system reported it (it names the objects)
+    assert sorted(i for t in trials for i in t.extra["file_inodes"]) == sorted(watcher.inodes.values())
     assert watcher.testbeds and ceph_leftovers(root, sorted(watcher.testbeds)) == []
 
 

@@ -6,7 +6,10 @@
 ``--prefix`` merges the rounds ``NAME-rK`` of another study of layouts (default: striping-layouts).
 
 Columns: those of ``data/ground_truth/compact.py`` (the write phase's bytes, seconds from open to close with
-fsync, and its open, transfer and close parts; ``cfg.*`` the configuration). Refuses a round with a trial that
+fsync, and its open, transfer and close parts; ``cfg.*`` the configuration), ``started_at`` (the order of a
+round's trials on its testbed), and ``file_inodes``: the inode
+numbers of the files written (rank order; empty for trials measured before iotune recorded them), which name
+their objects and so say where CephFS put them (``pg_osds.csv``). Refuses a round with a trial that
 did not complete, or whose layout read back from CephFS (stripe count, stripe unit, object size) is not the one
 asked for.
 """
@@ -18,7 +21,7 @@ import re
 from iotune.store import Store
 
 COLUMNS = ("trial_uid", "repeat", "phase", "bytes", "seconds", "open_seconds", "transfer_seconds", "close_seconds",
-           "ops", "read_cache_mode", "fs_type")
+           "ops", "read_cache_mode", "fs_type", "started_at", "file_inodes")
 DEFAULT_UNIT = "1048576"  # the spec's benchmark layout, in effect where stripe_unit is not set (stripe count 1)
 
 
@@ -49,6 +52,8 @@ def main() -> None:
                              "transfer_seconds": f"{write.transfer_seconds:.4f}",
                              "close_seconds": f"{write.close_seconds:.4f}", "ops": write.ops,
                              "read_cache_mode": trial.read_cache_mode or "none", "fs_type": "cephfs",
+                             "started_at": trial.started_at or "",
+                             "file_inodes": " ".join(str(i) for i in trial.extra.get("file_inodes") or [] if i),
                              **{f"cfg.{p}": "" if v is None else v for p, v in config.items()}})
                 parameters.update(config)
     with open(args.out, "w", newline="") as handle:

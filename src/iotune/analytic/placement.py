@@ -41,10 +41,12 @@ MAX_UNITS = 1 << 22
 
 @dataclass(frozen=True)
 class FileObjects:
-    """Bytes and stripe-unit pieces of each object of one file (objects never written are left out)."""
+    """Bytes and stripe-unit pieces of each object of one file (objects never written are left out), and each
+    object's number in the file (CephFS names the object after it)."""
 
     bytes: np.ndarray
     pieces: np.ndarray
+    numbers: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ def object_bytes(size, stripe_count, stripe_unit, object_size, file_system: str 
     written = np.bincount(obj, weights=length)
     pieces = np.bincount(obj).astype(float)
     keep = written > 0
-    return FileObjects(written[keep], pieces[keep])
+    return FileObjects(written[keep], pieces[keep], np.flatnonzero(keep))
 
 
 def _subsets(servers: int, replicas: int) -> np.ndarray:
@@ -136,6 +138,19 @@ def server_loads(files, servers: int, replicas: int = 1, placement: str = "crush
         exact = False
     members = np.array([np.flatnonzero(row) for row in subsets])  # [subset, replica]
     return _loads(members[index], sizes, pieces, servers, weights, exact)
+
+
+def placed_loads(files, where, servers: int) -> ServerLoads:
+    """The loads of one known placement: ``where[i][j]`` the server (or the row of servers, one per replica) of
+    object j of ``files[i]`` (FileObjects), e.g. read from the file system (:mod:`iotune.analytic.ceph_objects`)."""
+    servers = check.count("servers", servers)
+    sizes = np.concatenate([f.bytes for f in files])
+    pieces = np.concatenate([f.pieces for f in files])
+    rows = [np.asarray(w, dtype=np.int64).reshape(len(f.bytes), -1) for f, w in zip(files, where, strict=True)]
+    placed = np.concatenate(rows)
+    if placed.size == 0 or placed.min() < 0 or placed.max() >= servers:
+        raise ModelError(f"a known placement names servers 0..{servers - 1}, got {sorted(set(placed.ravel()))}")
+    return _loads(placed[None, :, :], sizes, pieces, servers, np.ones(1), True)
 
 
 def _loads(where: np.ndarray, sizes, pieces, servers: int, weights, exact: bool) -> ServerLoads:

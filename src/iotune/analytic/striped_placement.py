@@ -35,7 +35,7 @@ import numpy as np
 from iotune.analytic import _validate as check
 from iotune.analytic.errors import ModelError
 from iotune.analytic.lustre import LustreQueueModel
-from iotune.analytic.placement import FILE_SYSTEMS, PLACEMENTS, ServerLoads, object_bytes, server_loads
+from iotune.analytic.placement import FILE_SYSTEMS, PLACEMENTS, ServerLoads, object_bytes, placed_loads, server_loads
 
 KIND = "striped-placement"
 VERSION = 1
@@ -128,6 +128,17 @@ class StripedPlacementModel:
         """Seconds of ``write`` for each placement (noise-free) and each placement's probability."""
         return _times(self.loads(write), self.bandwidth, self.overhead_s, self.piece_s, self.queue,
                       self.client_bandwidth, self.object_s), self.loads(write).weights
+
+    def placed_time(self, write: StripedWrite, where) -> float:
+        """Seconds of ``write`` (noise-free) when its objects are known to be where ``where`` says: per file, the
+        server of each of its written objects (:func:`iotune.analytic.placement.placed_loads`)."""
+        files = check.count("files", write.files)
+        one = object_bytes(write.file_bytes, write.stripe_count, write.stripe_unit, write.object_size,
+                           self.file_system)
+        servers = self.servers if write.servers is None else check.count("servers", write.servers)
+        loads = placed_loads([one] * files, where, servers)
+        return float(_times(loads, self.bandwidth, self.overhead_s, self.piece_s, self.queue, self.client_bandwidth,
+                            self.object_s)[0])
 
     def mean(self, write: StripedWrite) -> float:
         """Expected seconds (noise has mean 1)."""

@@ -370,18 +370,22 @@ def run_kernel(comm, node_comm, spec: BenchmarkSpec, scratch: Path, cache_mode: 
         worker.close_buffers()
     # A rank may still be about to open the shared file that rank 0 would delete.
     comm.Barrier()
+    inode = None
     if spec.file_per_process or comm.Get_rank() == 0:
         if worker.layout is not None:
             # read back from the file written: an open that truncates or recreates it (HDF5's) could reset it
             from iotune.fslayout import driver_for
 
             worker.layout = driver_for(scratch).read(worker.path)
+            # CephFS names a file's objects after its inode number (hex), so it tells where the objects landed
+            inode = os.stat(worker.path).st_ino
         _remove_file(rank_file(scratch, spec, comm.Get_rank()))
     return {
         "rank": comm.Get_rank(),
         "phases": records,
         "hints": worker.hints if comm.Get_rank() == 0 else None,
         "layout": worker.layout,
+        "inode": inode,
         "hdf5": worker.hdf5.in_effect if worker.hdf5 else None,
         "cache_mode": mode,
     }
@@ -438,7 +442,8 @@ def _layout_extra(spec: BenchmarkSpec, records: list[dict]) -> dict:
     if not spec.layout:
         return {}
     in_effect = records[0].get("layout") or {}
-    extra = {"layout_requested": dict(spec.layout), "layout_in_effect": in_effect}
+    extra = {"layout_requested": dict(spec.layout), "layout_in_effect": in_effect,
+             "file_inodes": [r.get("inode") for r in records] if spec.file_per_process else [records[0].get("inode")]}
     if spec.file_per_process:
         extra["layout_in_effect_per_rank"] = [r.get("layout") or {} for r in records]
     return extra
