@@ -102,7 +102,10 @@ prior, so a category one-hot or as an index and a count as log2 or plain give
 the same runs; workloads compared feature by feature).  With
 ``encoding="given"`` (the engine before issue 31) each column is scaled to
 [0, 1] over candidates and prior, and the columns of a one-hot group by
-1/sqrt(2) more, so changing a category counts as a full step of a number.  Without a prior the engine is plain GP
+1/sqrt(2) more, so changing a category counts as a full step of a number.  With ``encoding="select"``
+(measured for issue 31, not the default) the reading of the canonical features is chosen per target among
+ranks, effects, small categories one-hot and derived features dropped, by how well each predicts the prior
+workloads' own runs (``iotune.transfer.selection``).  Without a prior the engine is plain GP
 expected improvement after ``initial`` space-filling runs.
 """
 
@@ -120,9 +123,10 @@ from iotune.transfer.gp import GaussianProcess, matern52
 from iotune.transfer.lengths import relevance
 from iotune.transfer.observations import Summary, summarise
 from iotune.transfer.prior import Prior, PriorMatrix, lay_over
+from iotune.transfer.selection import Reading, choose
 
 NORMALISATIONS = ("zscore", "rank")
-ENCODINGS = ("canonical", "given")
+ENCODINGS = ("canonical", "given", "select")
 EXPERTS = ("time", "both")
 LENGTHS = ("even", "prior")
 REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
@@ -214,7 +218,12 @@ class TransferTuner:
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
         self._span = np.where(span > 0, span, 1.0) * _one_hot_stretch(rows)
-        self._canonical = Canonical(rows, *_effects(prior, log)) if encoding == "canonical" else None
+        self.reading_scores: dict[str, float] = {}
+        self._canonical: Canonical | Reading | None
+        if encoding == "select":
+            self._canonical, self.reading_scores = choose(rows, *_effects(prior, log, by_workload=True))
+        else:
+            self._canonical = Canonical(rows, *_effects(prior, log)) if encoding == "canonical" else None
         self._weights = relevance(self._canonical, *_effects(prior, log, by_workload=True)) \
             if self._canonical is not None and lengths == "prior" else None
         self._unit = self._scale(candidates)
@@ -341,7 +350,7 @@ class TransferTuner:
             raise TransferError(f"workload must be {features.shape[1]} finite features like the prior's, "
                                 f"got {workload.tolist()}")
         rows = np.vstack([features, workload])
-        if self.encoding == "canonical":
+        if self.encoding != "given":
             canonical = Canonical(rows)
             distance2 = canonical.distance(features, workload) ** 2
         else:
