@@ -96,6 +96,11 @@ def determined(canonical: Canonical, rows) -> list[int]:
     return keep
 
 
+def readings(canonical: Canonical, core: list[int]) -> list[Reading]:
+    """Every reading of a fitted ``Canonical`` (``core`` keeping the features ``core``: ``determined``)."""
+    return [Reading(canonical, kind, core if kind == "core" else None) for kind in READINGS]
+
+
 def choose(rows, effect_rows, effect_values, labels) -> tuple[Reading, dict[str, float]]:
     """The reading of ``rows`` (every feature row the engine sees) that best predicts the prior's runs, and every
     reading's score.  ``effect_rows``, ``effect_values``, ``labels``: the prior's successful runs (rows, log values
@@ -119,8 +124,7 @@ def choose(rows, effect_rows, effect_values, labels) -> tuple[Reading, dict[str,
     for g, (label, mine) in enumerate(groups):
         others = labels != label
         canonical = Canonical(rows, effect_rows[others], effect_values[others])
-        readings = {kind: Reading(canonical, kind, core if kind == "core" else None) for kind in READINGS}
-        X = {kind: reading.transform(effect_rows[mine]) for kind, reading in readings.items()}
+        X = {reading.kind: reading.transform(effect_rows[mine]) for reading in readings(canonical, core)}
         y = effect_values[mine]
         for draw in range(DRAWS):
             pick = np.random.default_rng([g, draw]).permutation(len(mine))
