@@ -30,10 +30,12 @@ def test_the_choice_and_its_scores_do_not_depend_on_the_encoding(features):
     assert np.allclose(other.transform(other_candidates), reading.transform(candidates))
 
 
-def test_the_engine_runs_the_same_under_every_encoding():
-    runs = tune(("onehot", "log2"), encoding="select")
+@pytest.mark.parametrize("encoding", ["select", "ensemble"])
+def test_the_engine_runs_the_same_under_every_encoding(encoding):
+    runs = tune(("onehot", "log2"), encoding=encoding)
+    assert len(set(runs)) == len(runs)
     for features in (("ordinal", "log2"), ("onehot", "linear"), ("ordinal", "linear")):
-        assert tune(features, encoding="select") == runs
+        assert tune(features, encoding=encoding) == runs
 
 
 def test_a_feature_the_others_fix_is_dropped_by_core_and_its_rows_match_the_table_without_it():
@@ -66,3 +68,14 @@ def test_without_enough_prior_the_ranks_are_kept_and_bad_names_are_refused():
         Reading(Canonical(rows), "spline")
     with pytest.raises(TransferError, match="encoding must be one of"):
         TransferTuner(rows, encoding="chosen")
+
+
+def test_the_ensemble_reads_every_reading_and_the_choice_keeps_its_scores():
+    candidates, prior, _ = prior_and_target(("onehot", "log2"))
+    ensemble = TransferTuner(candidates, prior, encoding="ensemble")
+    assert len(ensemble._ensemble) == len(READINGS)
+    assert {row.shape[1] for row in ensemble._ensemble} == {2, 4}  # the family one-hot in ``few``: 3 + 1 columns
+    chosen = TransferTuner(candidates, prior, encoding="select")
+    assert set(chosen.reading_scores) == set(READINGS)
+    assert chosen._canonical.kind == max(READINGS, key=lambda kind: (round(chosen.reading_scores[kind], 9),
+                                                                     -READINGS.index(kind)))
