@@ -59,7 +59,8 @@ class Reading:
             if unknown:
                 raise TransferError(f"a feature row with a level not seen when the encoding was fitted: {unknown[0]}")
             if self.kind == "effect":
-                blocks.append(np.array([[_spaced(canonical.effects_[i], position)[level]] for level in levels]))
+                spaced = _spaced(canonical.effects_[i], position)
+                blocks.append(np.array([[spaced[level]] for level in levels]))
             elif self.kind == "few" and len(position) in ONE_HOT_LEVELS:
                 order = sorted(position, key=lambda level: float(position[level][0]))
                 blocks.append(np.array([[float(level == other) / np.sqrt(2.0) for other in order]
