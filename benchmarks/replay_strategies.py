@@ -367,6 +367,7 @@ EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engin
          "engine-lengths-trust": _product(lengths="prior", trust_start=1, trust_explore=True),
          "engine-lengths-both-trust": _product(lengths="prior", experts="both", trust_start=1, trust_explore=True),
          "engine-trust1": _product(trust_start=1, trust_explore=True),
+         "engine-select": _product(encoding="select"), "engine-ensemble": _product(encoding="ensemble"),
          "engine-direct-notrust": _engine(trust_region=False),
          "tpe": optuna_tpe, "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
 """Slower strategies run only when named (``--strategies``)."""

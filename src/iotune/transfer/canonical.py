@@ -73,23 +73,27 @@ class Canonical:
         self.groups_: list[list[int]] = []
         self.positions_: list[dict[tuple, np.ndarray]] = []
         self.seen_: list[set[tuple]] = []  # per kept feature: its levels with an effect measured
+        self.effects_: list[dict[tuple, float]] = []  # per kept feature: each measured level's effect
         for group in feature_groups(rows):
             levels = _levels(rows, group)
             if len(set(levels)) < 2:
                 continue  # a constant
             self.groups_.append(group)
-            self.positions_.append(self._order(levels, group, effect_rows, effect_values))
+            effect = self._effect(group, effect_rows, effect_values)
+            self.positions_.append(self._order(levels, group, effect))
+            self.effects_.append(effect)
             self.seen_.append({level for level in _levels(effect_rows, group)})
 
     @staticmethod
-    def _order(levels: list[tuple], group: list[int], effect_rows, effect_values) -> dict[tuple, np.ndarray]:
+    def _effect(group: list[int], effect_rows, effect_values) -> dict[tuple, float]:
+        sums: dict[tuple, list[float]] = {}
+        for level, value in zip(_levels(effect_rows, group), effect_values, strict=True):
+            sums.setdefault(level, []).append(float(value))
+        return {level: float(np.mean(v)) for level, v in sums.items()}
+
+    @staticmethod
+    def _order(levels: list[tuple], group: list[int], effect: dict[tuple, float]) -> dict[tuple, np.ndarray]:
         given = sorted(set(levels), key=_given_order(len(group)))
-        effect = {}
-        if len(effect_values):
-            sums: dict[tuple, list[float]] = {}
-            for level, value in zip(_levels(effect_rows, group), effect_values, strict=True):
-                sums.setdefault(level, []).append(float(value))
-            effect = {level: float(np.mean(v)) for level, v in sums.items()}
         order = sorted(given, key=lambda level: (level not in effect, effect.get(level, 0.0), given.index(level)))
         span = max(len(order) - 1, 1)
         return {level: np.array([i / span]) for i, level in enumerate(order)}

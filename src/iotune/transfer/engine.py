@@ -102,8 +102,12 @@ prior, so a category one-hot or as an index and a count as log2 or plain give
 the same runs; workloads compared feature by feature).  With
 ``encoding="given"`` (the engine before issue 31) each column is scaled to
 [0, 1] over candidates and prior, and the columns of a one-hot group by
-1/sqrt(2) more, so changing a category counts as a full step of a number.  Without a prior the engine is plain GP
-expected improvement after ``initial`` space-filling runs.
+1/sqrt(2) more, so changing a category counts as a full step of a number.  With ``encoding="select"``
+(measured for issue 31, not the default) the reading of the canonical features is chosen per target among
+ranks, effects, small categories one-hot and derived features dropped, by how well each predicts the prior
+workloads' own runs (``iotune.transfer.selection``); with ``encoding="ensemble"`` the next run maximises the
+mean over those four readings of the acquisition (the trust region and the rest read the ranks).  Without a
+prior the engine is plain GP expected improvement after ``initial`` space-filling runs.
 """
 
 from __future__ import annotations
@@ -120,9 +124,10 @@ from iotune.transfer.gp import GaussianProcess, matern52
 from iotune.transfer.lengths import relevance
 from iotune.transfer.observations import Summary, summarise
 from iotune.transfer.prior import Prior, PriorMatrix, lay_over
+from iotune.transfer.selection import Reading, choose, determined, readings
 
 NORMALISATIONS = ("zscore", "rank")
-ENCODINGS = ("canonical", "given")
+ENCODINGS = ("canonical", "given", "select", "ensemble")
 EXPERTS = ("time", "both")
 LENGTHS = ("even", "prior")
 REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
@@ -214,7 +219,17 @@ class TransferTuner:
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
         self._span = np.where(span > 0, span, 1.0) * _one_hot_stretch(rows)
-        self._canonical = Canonical(rows, *_effects(prior, log)) if encoding == "canonical" else None
+        self.reading_scores: dict[str, float] = {}
+        self._canonical: Canonical | Reading | None
+        self._ensemble: list[np.ndarray] = []
+        if encoding == "select":
+            self._canonical, self.reading_scores = choose(rows, *_effects(prior, log, by_workload=True))
+        elif encoding == "ensemble":
+            self._canonical = Canonical(rows, *_effects(prior, log))
+            core = determined(self._canonical, rows)
+            self._ensemble = [reading.transform(candidates) for reading in readings(self._canonical, core)]
+        else:
+            self._canonical = Canonical(rows, *_effects(prior, log)) if encoding == "canonical" else None
         self._weights = relevance(self._canonical, *_effects(prior, log, by_workload=True)) \
             if self._canonical is not None and lengths == "prior" else None
         self._unit = self._scale(candidates)
@@ -341,7 +356,7 @@ class TransferTuner:
             raise TransferError(f"workload must be {features.shape[1]} finite features like the prior's, "
                                 f"got {workload.tolist()}")
         rows = np.vstack([features, workload])
-        if self.encoding == "canonical":
+        if self.encoding != "given":
             canonical = Canonical(rows)
             distance2 = canonical.distance(features, workload) ** 2
         else:
@@ -413,9 +428,11 @@ class TransferTuner:
         mean, std, _ = self._model(summary)
         return mean, std
 
-    def _model(self, summary: Summary, target_only: bool = False):
+    def _model(self, summary: Summary, target_only: bool = False, unit: np.ndarray | None = None):
         """Mean, standard deviation and failure probability per candidate; ``target_only``: the mean and
-        deviation of a GP on the target's own runs (the prior still informs the failure chance)."""
+        deviation of a GP on the target's own runs (the prior still informs the failure chance).  ``unit``: the
+        candidates' rows the GPs read (the engine's, by default; one reading of an ensemble)."""
+        rows = self._unit if unit is None else unit
         n = len(self.candidates)
         noise = self._noise(summary)
         seen = summary.measured
@@ -426,8 +443,8 @@ class TransferTuner:
             gp = GaussianProcess(constant_mean=True, noise_floor=noise**2,
                                  variance_floor=DEFAULT_SPREAD**2 if len(seen) < self.initial else 0.0)
             F, yf, cf = self._imputed(summary)
-            mean, std = gp.fit(self._unit[F], yf, cf).predict(self._unit)
-            return mean, std, self._failure(summary, np.zeros(n))
+            mean, std = gp.fit(rows[F], yf, cf).predict(rows)
+            return mean, std, self._failure(summary, np.zeros(n), rows)
         pred, logw = self._experts(summary, noise)
         w = self._normalise(logw)
         mean = w @ pred
@@ -439,20 +456,20 @@ class TransferTuner:
             ran = sorted(set(seen.tolist()) | set(summary.failed))
             ratio = len(summary.failed) / max(float(prior_failure[ran].sum()), 1e-3)
             prior_failure = np.minimum(prior_failure * ratio, 0.95)
-        fail = self._failure(summary, prior_failure)
+        fail = self._failure(summary, prior_failure, rows)
         if len(seen) == 0:
             return mean, np.sqrt(disagreement), fail
         F, yf, cf = self._imputed(summary)
         if target_only:
-            plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[F], yf, cf)
-            pmean, pstd = plain.predict(self._unit)
+            plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(rows[F], yf, cf)
+            pmean, pstd = plain.predict(rows)
             return pmean, pstd, fail
         residual_gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit() ** 2)
-        gmean, gstd = residual_gp.fit(self._unit[F], yf - mean[F], cf).predict(self._unit)
+        gmean, gstd = residual_gp.fit(rows[F], yf - mean[F], cf).predict(rows)
         if self.model_choice and len(seen) >= 4:
-            plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(self._unit[F], yf, cf)
+            plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(rows[F], yf, cf)
             if plain.loo_squared_error() < self._experts_loo(summary, noise):
-                pmean, pstd = plain.predict(self._unit)
+                pmean, pstd = plain.predict(rows)
                 return pmean, pstd, fail
         return mean + gmean, np.sqrt(gstd**2 + disagreement), fail
 
@@ -473,15 +490,16 @@ class TransferTuner:
         """How far, in log units, even a well-matched prior workload is expected to be off the target."""
         return self.fit_scale * (self.prior.misfit if self.prior.misfit is not None else 0.25 * self.prior.spread)
 
-    def _failure(self, summary: Summary, prior_failure: np.ndarray) -> np.ndarray:
+    def _failure(self, summary: Summary, prior_failure: np.ndarray, unit: np.ndarray | None = None) -> np.ndarray:
         """Chance each candidate fails: the prior's, updated by the target's failed and successful runs
         nearby (kernel-weighted counts, the prior worth one run)."""
         if not summary.failed:
             return prior_failure
+        rows = self._unit if unit is None else unit
         failed = sorted(summary.failed)
-        typical = max(np.sqrt(self._unit.shape[1]) / 2.0, 0.25) * self.failure_length
-        near_failed = matern52(self._unit, self._unit[failed], typical).sum(axis=1)
-        near_ok = matern52(self._unit, self._unit[summary.measured], typical).sum(axis=1) if len(summary.measured) \
+        typical = max(np.sqrt(rows.shape[1]) / 2.0, 0.25) * self.failure_length
+        near_failed = matern52(rows, rows[failed], typical).sum(axis=1)
+        near_ok = matern52(rows, rows[summary.measured], typical).sum(axis=1) if len(summary.measured) \
             else 0.0
         return (prior_failure + near_failed) / (1.0 + near_failed + near_ok)
 
@@ -572,11 +590,14 @@ class TransferTuner:
             near = fresh & (distance <= radius)
             if near.any():
                 fresh = near
-        mean, std, fail = self._model(summary, target_only=regime == "explore")
-        if regime == "broad":
-            std = std * self.broad_spread
         incumbent = (summary.mean + self._offset[summary.measured]).min()
-        gain = _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
+        gain = np.zeros(n)
+        for unit in self._ensemble or [self._unit]:  # an ensemble: the mean of each reading's acquisition
+            mean, std, fail = self._model(summary, target_only=regime == "explore", unit=unit)
+            if regime == "broad":
+                std = std * self.broad_spread
+            gain += _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
+        gain /= len(self._ensemble or [self._unit])
         gain = np.where(fresh, gain, -np.inf)
         pick = int(np.argmax(gain))
         if first and gain[pick] < self.remeasure_below:
