@@ -214,11 +214,14 @@ def draw_predicted(figure: Figure):
     panels: dict[str, list] = {}
     for row in t.records():
         panels.setdefault(row[o["panel"]], []).append((row[o["x"]], row[o["y"]]))
-    fig = _new(3.6 * len(panels), 3.6)
+    width, height = 3.6 * len(panels), 3.6
+    fig = _new(width, height, constrained=False)
     everything = [v for pts in panels.values() for p in pts for v in p if v is not None and v > 0]
     low, high = (min(everything) / 1.3, max(everything) * 1.3) if everything else (0.1, 1.0)
     for i, (name, points) in enumerate(panels.items()):
         ax = fig.add_subplot(1, len(panels), i + 1)
+        if i == 0:
+            _fixed_margins(fig, ax, low, high, width, height, len(panels))
         x, y = np.array(points, dtype=float).T
         keep = (x > 0) & (y > 0)
         ax.scatter(x[keep], y[keep], s=8, color=BLUE, alpha=0.5, linewidths=0, rasterized=len(t) > RASTER_POINTS)
@@ -231,6 +234,22 @@ def draw_predicted(figure: Figure):
         if i == 0:
             ax.set_ylabel(o["y"])
     return fig
+
+
+def _fixed_margins(fig, ax, low: float, high: float, width: float, height: float, panels: int) -> None:
+    """Margins (inches) of equal log-log panels on [low, high] that fit their widest tick label, measured once: the
+    constrained layout measured every tick label of the panels again and again (issue 32: a third of a report's
+    drawing)."""
+    _log(ax)
+    ax.set_ylim(low, high)
+    axis = ax.yaxis
+    labels = [f"{v:g}" for v in axis.get_majorticklocs() if low <= v <= high]
+    labels += [_minor_label(axis, v) for v in axis.get_minorticklocs() if low <= v <= high]
+    numbers = _widest([label for label in labels if label], slack=1.15)
+    left, gap, right, bottom, top = numbers + 0.4, numbers + 0.25, 0.15, 0.46, 0.26
+    panel = (width - left - right - gap * (panels - 1)) / panels
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
+                        wspace=gap / panel)
 
 
 def draw_progress(figure: Figure):
