@@ -27,9 +27,9 @@ print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.spl
 """
 
 
-def _probe(*args, cwd, watch=HEAVY) -> dict:
+def _probe(*args, cwd, watch=HEAVY, env=None) -> dict:
     done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(watch), *args], capture_output=True, text=True,
-                          cwd=cwd, env={"IOTUNE_PLAIN": "1", "PATH": "/usr/bin:/bin"}, timeout=120)
+                          cwd=cwd, env={"IOTUNE_PLAIN": "1", "PATH": "/usr/bin:/bin", **(env or {})}, timeout=120)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] == 0, done.stderr
@@ -91,3 +91,12 @@ def test_a_command_imports_its_own_module_only(stored_study):
     """Typer reads the signature of every registered command on each run: a command run alone registers itself."""
     report = _probe("results", "--study", "quick", "--db", str(stored_study / "quick.db"), cwd=stored_study)
     assert report["commands"] == ["iotune.cli.results_cmd"]
+
+
+def test_the_first_report_of_a_study_loads_no_pandas(stored_study, tmp_path):
+    """Issue 32 (a report of new data within 3 s): the report fits its models with scikit-learn, whose import would
+    load pandas and pyarrow (a quarter of a second) for nothing the report uses."""
+    report = _probe("report", "--study", "quick", "--db", str(stored_study / "quick.db"), "-o",
+                    str(tmp_path / "report.html"), cwd=stored_study, watch=("sklearn", "pandas", "pyarrow"),
+                    env={"IOTUNE_REPORT_CACHE": str(tmp_path / "fits")})  # empty: the models are fitted
+    assert sorted({name.split(".")[0] for name in report["loaded"]}) == ["sklearn"]

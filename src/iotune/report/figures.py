@@ -166,7 +166,7 @@ def draw_strip(figure: Figure):
 def draw_timeline(figure: Figure):
     """I/O time of each trial against when it started; failed trials along the bottom."""
     t, o = figure.data, figure.options
-    fig = _new(10.0, 3.2)
+    fig = _new(10.0, 3.2, constrained=False)
     ax = fig.add_subplot()
     done = [(r[o["x"]], r[o["y"]]) for r in t.records() if r[o["y"]] is not None]
     failed = [r[o["x"]] for r in t.records() if r[o["y"]] is None]
@@ -181,6 +181,7 @@ def draw_timeline(figure: Figure):
     ax.set_xlabel(o["x"])
     ax.set_ylabel(o["y"])
     ax.legend(loc="upper right", frameon=False)
+    _one_panel_margins(fig, ax, 10.0, 3.2)
     return fig
 
 
@@ -214,11 +215,14 @@ def draw_predicted(figure: Figure):
     panels: dict[str, list] = {}
     for row in t.records():
         panels.setdefault(row[o["panel"]], []).append((row[o["x"]], row[o["y"]]))
-    fig = _new(3.6 * len(panels), 3.6)
+    width, height = 3.6 * len(panels), 3.6
+    fig = _new(width, height, constrained=False)
     everything = [v for pts in panels.values() for p in pts for v in p if v is not None and v > 0]
     low, high = (min(everything) / 1.3, max(everything) * 1.3) if everything else (0.1, 1.0)
     for i, (name, points) in enumerate(panels.items()):
         ax = fig.add_subplot(1, len(panels), i + 1)
+        if i == 0:
+            _fixed_margins(fig, ax, low, high, width, height, len(panels))
         x, y = np.array(points, dtype=float).T
         keep = (x > 0) & (y > 0)
         ax.scatter(x[keep], y[keep], s=8, color=BLUE, alpha=0.5, linewidths=0, rasterized=len(t) > RASTER_POINTS)
@@ -231,6 +235,35 @@ def draw_predicted(figure: Figure):
         if i == 0:
             ax.set_ylabel(o["y"])
     return fig
+
+
+def _fixed_margins(fig, ax, low: float, high: float, width: float, height: float, panels: int) -> None:
+    """Margins (inches) of equal log-log panels on [low, high] that fit their widest tick label, measured once: the
+    constrained layout measured every tick label of the panels again and again (issue 32: a third of a report's
+    drawing)."""
+    _log(ax)
+    ax.set_ylim(low, high)
+    axis = ax.yaxis
+    labels = [f"{v:g}" for v in axis.get_majorticklocs() if low <= v <= high]
+    labels += [_minor_label(axis, v) for v in axis.get_minorticklocs() if low <= v <= high]
+    numbers = _widest([label for label in labels if label], slack=1.15)
+    left, gap, right, bottom, top = numbers + 0.4, numbers + 0.25, 0.15, 0.46, 0.26
+    panel = (width - left - right - gap * (panels - 1)) / panels
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
+                        wspace=gap / panel)
+
+
+def _one_panel_margins(fig, ax, width: float, height: float) -> None:
+    """Margins (inches) of a figure's only panel that fit its y tick labels, measured once, instead of the
+    constrained layout, which measures every tick label several times (issue 32)."""
+    ax.autoscale_view()
+    low, high = sorted(ax.get_ylim())
+    axis = ax.yaxis
+    labels = axis.get_major_formatter().format_ticks([v for v in axis.get_majorticklocs() if low <= v <= high])
+    minor = [v for v in axis.get_minorticklocs() if low <= v <= high]
+    labels += axis.get_minor_formatter().format_ticks(minor) if minor else []
+    left = _widest([label for label in labels if label], slack=1.15) + 0.4
+    fig.subplots_adjust(left=left / width, right=1 - 0.2 / width, bottom=0.46 / height, top=1 - 0.12 / height)
 
 
 def draw_progress(figure: Figure):
@@ -258,7 +291,7 @@ def draw_spread(figure: Figure):
     x = np.array(t.column(o["x"]), dtype=float)
     y = np.array(t.column(o["y"]), dtype=float)
     bimodal = np.array([v == "yes" for v in t.column(o["bimodal"])])
-    fig = _new(6.0, 4.0)
+    fig = _new(6.0, 4.0, constrained=False)
     ax = fig.add_subplot()
     keep = (x > 0) & (y > 0)
     ax.scatter(x[keep], y[keep], s=14, color=BLUE, alpha=0.7, linewidths=0, label="configuration",
@@ -279,6 +312,7 @@ def draw_spread(figure: Figure):
     ax.set_xlabel(o["x"])
     ax.set_ylabel(o["y"])
     ax.legend(frameon=False, loc="upper left")
+    _one_panel_margins(fig, ax, 6.0, 4.0)
     return fig
 
 
@@ -287,7 +321,7 @@ def draw_mapfit(figure: Figure):
     t, o = figure.data, figure.options
     x = np.array(t.column(o["x"]), dtype=float)
     y = np.array(t.column(o["y"]), dtype=float)
-    fig = _new(4.5, 4.0)
+    fig = _new(4.5, 4.0, constrained=False)
     ax = fig.add_subplot()
     ax.scatter(x, y, s=14, color=BLUE, alpha=0.7, linewidths=0, rasterized=len(x) > RASTER_POINTS)
     values = np.concatenate([x, y])
@@ -298,6 +332,7 @@ def draw_mapfit(figure: Figure):
     ax.plot([low - pad, high + pad], [low - pad, high + pad], color=GREY, linestyle="--", linewidth=1)
     ax.set_xlabel(o["x"])
     ax.set_ylabel(o["y"])
+    _one_panel_margins(fig, ax, 4.5, 4.0)
     return fig
 
 

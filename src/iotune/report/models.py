@@ -28,16 +28,19 @@ UNITS = {"time": "s", "bandwidth": "MiB/s", "cost": "currency units", "relative"
 
 def configuration_folds(config_keys, folds: int = FOLDS, seed: int = SEED) -> np.ndarray:
     """Fold of each row, every repeat of a configuration in one fold: the same folds as `iotune train`'s."""
-    from iotune.learn.scoring import configuration_folds as folds_of  # scikit-learn: loaded when used
+    from iotune.learn.without_pandas import import_sklearn
+
+    import_sklearn()  # scikit-learn: loaded when used, without pandas
+    from iotune.learn.scoring import configuration_folds as folds_of
 
     return folds_of(config_keys, folds, seed)
 
 
 def out_of_fold(dataset, predictor: str, params: dict, folds: int = FOLDS, seed: int = SEED):
     """Held-out predictions of ``predictor`` for every row, and of the training folds' mean (the reference)."""
+    fold = configuration_folds(dataset.config_keys, min(folds, np.unique(dataset.config_keys).size), seed)
     from iotune.learn.scoring import build
 
-    fold = configuration_folds(dataset.config_keys, min(folds, np.unique(dataset.config_keys).size), seed)
     predicted = np.empty(dataset.n_samples)
     reference = np.empty(dataset.n_samples)
     for k in np.unique(fold):

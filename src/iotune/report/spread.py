@@ -32,9 +32,9 @@ def held_out_map(repeats: Repeats, predictor: str, per_category: bool, folds: in
 
     VariabilityError when a fold's maps cannot be fitted.
     """
+    fold = configuration_folds(repeats.config_keys, min(folds, len(repeats)), seed)  # scikit-learn, without pandas
     from iotune.variability import VariabilityMap
 
-    fold = configuration_folds(repeats.config_keys, min(folds, len(repeats)), seed)
     predicted = np.full(len(repeats), np.nan)
     reference = np.full(len(repeats), np.nan)
     for k in np.unique(fold):
