@@ -312,3 +312,14 @@ def test_the_api_without_a_budget_runs_on_to_a_decision_as_the_command_does(tmp_
     assert by_api.runs > AUTO_FIRST_BUDGET and by_api.runs == by_function.runs
     assert [s.configuration.key for s in by_api.steps] == [s.configuration.key for s in by_function.steps]
     assert (by_api.gain_low, by_api.gain_high) == (by_function.gain_low, by_function.gain_high)
+
+
+def test_a_race_ends_for_its_precision_only_after_enough_rounds_to_know_the_noise(tmp_path):
+    """A narrow interval after 3 rounds rests on a noise measured with 2 degrees of freedom, small by luck as
+    often as not: a race decided that early runs on to MIN_PRECISE_ROUNDS rounds before it ends for precision."""
+    from iotune.samplers.race import MIN_DECIDING_ROUNDS, MIN_PRECISE_ROUNDS
+
+    with measured_store(tmp_path) as store:
+        result = tuning(store, tmp_path, 40, DriftingLandscape(seed=7, noise=0.01, period=1000)).run()
+    assert result.decided and result.runs < 40  # settled before the budget ended
+    assert MIN_DECIDING_ROUNDS < MIN_PRECISE_ROUNDS == result.race_rounds
