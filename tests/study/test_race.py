@@ -208,8 +208,8 @@ def test_a_race_that_the_budget_ends_undecided_says_so_and_how_many_runs_would_d
         wanted = result.runs + result.more_runs_to_decide
         [note] = [n for n in result.notes if n.startswith("undecided:")]
         assert f"--budget {wanted} continues this tuning" in note and "2 round(s)" in note
-        assert result.more_runs_needed == result.more_runs_to_decide or \
-            f"about {result.more_runs_needed} to know it within ±20%" in note
+        precise = f"about {result.more_runs_needed} more (--budget {result.runs + result.more_runs_needed}) to know it"
+        assert result.more_runs_needed == result.more_runs_to_decide or f"{precise} within ±20%" in note
         more = tuning(store, tmp_path, wanted, DriftingLandscape(seed=3)).run()
     assert more.runs > result.runs and more.race_rounds > 2
 

@@ -435,7 +435,8 @@ def undecided_note(result: TuneResult) -> str | None:
                 + f"; {then}")
     interval = "" if result.gain_low is None else \
         f" (95% interval {result.gain_low:.2f}x .. {result.gain_high:.2f}x)"
-    precise = f", about {result.more_runs_needed} to know it within ±{result.precision:.0%}" \
+    precise = f"; about {result.more_runs_needed} more (--budget {result.runs + result.more_runs_needed}) to know it " \
+        f"within ±{result.precision:.0%}" \
         if result.precision and result.more_runs_needed and result.more_runs_needed > more else ""
     return (f"undecided: the budget of {result.budget} ended {rounds} before the gain over the default was "
             f"beyond the noise{interval}; {then}{precise}")
