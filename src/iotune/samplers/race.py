@@ -198,7 +198,8 @@ class Race:
 
     def _settled(self, current: Estimate) -> bool:
         """Whether the race has decided: every other racer separated from the best, the gain's interval on one
-        side of 1 (or the baseline itself best and ahead), and narrow enough for ``precision``."""
+        side of 1 (or the baseline itself best and ahead), and narrow enough for ``precision`` after at least
+        ``MIN_PRECISE_ROUNDS`` rounds."""
         if current.best is None or not current.confirmed or current.paired_dof < MIN_DOF \
                 or self.round < MIN_DECIDING_ROUNDS:
             return False  # too few rounds yet to know the paired noise from the race itself
