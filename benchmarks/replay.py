@@ -34,6 +34,7 @@ import platform
 import sys
 import time
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +53,7 @@ WITHIN = 0.05
 
 def _run_target(task):
     """Every strategy and seed on one (table, objective, target): rows of per-budget regrets."""
-    table_name, objective, target, strategies, seeds, paired = task
+    table_name, objective, target, strategies, seeds, paired, prior_share = task
     spec = table_spec(table_name)
     table = load_table(spec)
     truth = table.truth(objective)[target]
@@ -68,8 +69,9 @@ def _run_target(task):
             base = split(table_name)[0]
             stream = f"{base}/{objective}" if paired else f"{base}/{objective}/{name}"
             rng = np.random.default_rng([seed, target, zlib.crc32(stream.encode())])
+            seen, where = _with_prior_share(table, target, prior_share, seed, base)
             start = time.perf_counter()
-            picks, runs = strategy(table, spec, objective, target, seed, max(BUDGETS), rng)
+            picks, runs = strategy(seen, spec, objective, where, seed, max(BUDGETS), rng)
             elapsed = time.perf_counter() - start
             for k in BUDGETS:
                 pick = picks.get(k)
@@ -82,6 +84,24 @@ def _run_target(task):
                              "regret": regret, "within_noise": bool(regret <= WITHIN or inseparable),
                              "runs": min(runs, k), "seconds": elapsed})
     return rows
+
+
+def _with_prior_share(table, target: int, share: float, seed: int, base: str):
+    """The table the strategies see, and the target's index in it: with ``share`` < 1, the target and a random
+    share (at least 2) of the other workloads, drawn per (seed, target) and the same for every strategy,
+    objective and encoding of a table; so on a table of single runs each seed is another prior."""
+    if share >= 1.0:
+        return table, target
+    others = [w for w in range(len(table.workloads)) if w != target]
+    rng = np.random.default_rng([seed, target, zlib.crc32(f"{base}/prior".encode())])
+    kept = sorted(rng.choice(others, size=max(2, math.ceil(share * len(others))), replace=False).tolist())
+    rows = sorted(kept + [target])
+    subset = replace(table, workloads=[table.workloads[w] for w in rows],
+                     workload_features=table.workload_features[rows],
+                     values={name: values[rows] for name, values in table.values.items()},
+                     failed=table.failed[rows], present=table.present[rows],
+                     workload_points=[table.workload_points[w] for w in rows] if table.workload_points else [])
+    return subset, rows.index(target)
 
 
 def _standard_errors(values: np.ndarray) -> np.ndarray:
@@ -204,6 +224,10 @@ def main() -> None:
     parser.add_argument("--paired", action="store_true",
                         help="every strategy draws the same repeats (a paired comparison of variants on a noisy "
                              "table; by default each strategy has draws of its own)")
+    parser.add_argument("--prior-share", type=float, default=1.0,
+                        help="each (target, seed) sees the target and this share of the other workloads, drawn at "
+                             "random (default 1: all); below 1 every seed is another prior, even on a table of "
+                             "single runs")
     parser.add_argument("--out", default=None, help="write OUT.csv (every case) and OUT.json (summary)")
     parser.add_argument("--markdown", default=None, metavar="JSON",
                         help="print the markdown tables of a summary written by --out, and run nothing")
@@ -227,7 +251,8 @@ def main() -> None:
         targets = range(len(table.workloads)) if args.targets is None else [int(t) for t in args.targets.split(",")]
         for objective in [o for o in args.objectives.split(",") if o in table.objectives]:
             for target in targets:
-                tasks.append((table_name, objective, target, strategies, list(range(args.seeds)), args.paired))
+                tasks.append((table_name, objective, target, strategies, list(range(args.seeds)), args.paired,
+                              args.prior_share))
     start = time.perf_counter()
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:

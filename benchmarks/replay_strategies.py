@@ -356,9 +356,11 @@ def exhaustive(table, spec, objective, target, seed, budget, rng):
     return {k: pick for k in BUDGETS}, len(history)
 
 
+# the engine's defaults before issue 31's covariance model (the variants below that name it start from them)
+BEFORE_31 = {"encoding": "canonical", "model": "experts", "warm_start": 2, "broad_model": "same"}
 EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engine(regimes=False, bound_slack=None),
          "engine-diverse": _engine(diverse_start=1), "engine-costwarm": _engine(warm_price=1.0),
-         "engine-linear": _product(counts="linear"), "engine-given": _product(encoding="given"),
+         "engine-linear": _product(counts="linear"), "engine-given": _product(**BEFORE_31 | {"encoding": "given"}),
          "engine-warmboth": _product(warm_price=None), "engine-warmcost": _product(warm_price=1.0),
          "engine-warmboth3": _product(warm_price=None, warm_start=3), "engine-means": _product(means=True),
          "engine-logmean": _product(declare="engine"),
@@ -369,5 +371,10 @@ EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engin
          "engine-trust1": _product(trust_start=1, trust_explore=True),
          "engine-select": _product(encoding="select"), "engine-ensemble": _product(encoding="ensemble"),
          "engine-direct-notrust": _engine(trust_region=False),
+         "engine-before": _product(**BEFORE_31),
+         "engine-warm1": _product(**BEFORE_31 | {"warm_start": 1}),
+         "engine-cov": _product(**BEFORE_31 | {"model": "covariance"}),
+         "engine-cov1": _product(**BEFORE_31 | {"model": "covariance", "warm_start": 1}),
+         "engine-cov1b": _product(**BEFORE_31 | {"model": "covariance", "warm_start": 1, "broad_model": "experts"}),
          "tpe": optuna_tpe, "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
 """Slower strategies run only when named (``--strategies``)."""

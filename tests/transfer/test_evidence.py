@@ -35,7 +35,7 @@ def test_a_prior_that_ranks_the_targets_runs_backwards_switches_to_exploring():
     target = np.exp(-2.0 * x)  # the target: highest x best
     tuner = TransferTuner(candidates, prior_of(curves, candidates), noise=0.01)
     observations, regimes = drive(tuner, lambda c: float(target[c]), 8)
-    assert regimes[:2] == ["start", "start"]
+    assert regimes[0] == "start" and regimes[1] != "start"  # one warm run, the default
     assert "explore" in regimes[:6]
     assert tuner.regime(observations) == "explore"
     # exploring on the target's own runs, the engine finds the far end the prior called worst

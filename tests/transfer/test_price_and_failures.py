@@ -62,7 +62,7 @@ def test_the_warm_start_from_both_kinds_runs_the_time_winner_and_the_cost_winner
     target = np.array([5.5, 3.2, 2.2, 1.55, 1.25]) * price_of(candidates)
     runs = []
     for warm_price in (0.0, None):
-        tuner = TransferTuner(candidates, prior, price=price_of, warm_price=warm_price, noise=0.01)
+        tuner = TransferTuner(candidates, prior, price=price_of, warm_price=warm_price, noise=0.01, warm_start=2)
         first = tuner.suggest([])[0]
         runs.append((first, tuner.suggest([(first, float(target[first]))])[0]))
     # time winners only: the fastest (4), then the next fastest (3); both kinds: the fastest, then the cheapest
@@ -116,24 +116,26 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
     observations = [(c, float(target[c])) for c in (4, 3, 9, 5)]
     unit = rows[:, 2] / 4.0
     distance = np.sqrt((rows[:, 0] - rows[4, 0]) ** 2 * 2 + (unit - unit[4]) ** 2)  # one-hot: a change is one step
-    inside = TransferTuner(rows, prior, price=price, noise=0.01).suggest(observations)[0]
-    outside = TransferTuner(rows, prior, price=price, noise=0.01, trust_region=False).suggest(observations)[0]
+    inside = TransferTuner(rows, prior, warm_start=2, price=price, noise=0.01).suggest(observations)[0]
+    outside = TransferTuner(rows, prior, warm_start=2, price=price, noise=0.01,
+                            trust_region=False).suggest(observations)[0]
     # two runs that did not improve: one step after the first, half a step after the second
-    assert TransferTuner(rows, prior, price=price).trust_radius(observations) == 0.5
+    assert TransferTuner(rows, prior, warm_start=2, price=price).trust_radius(observations) == 0.5
     assert distance[inside] <= 0.5
     assert distance[outside] > 0.5
     # runs asked for and not told yet (a batch's beliefs) inform the model but are no misses
     warm, believed = observations[:2], observations[2:]
-    assert TransferTuner(rows, prior, price=price, noise=0.01).suggest(warm, pending=believed) == [outside]
+    tuner = TransferTuner(rows, prior, warm_start=2, price=price, noise=0.01)
+    assert tuner.suggest(warm, pending=believed) == [outside]
     # without a price (a time objective) nothing is restricted
-    assert TransferTuner(rows, prior, noise=0.01).suggest(observations) == \
-        TransferTuner(rows, prior, noise=0.01, trust_region=False).suggest(observations)
+    assert TransferTuner(rows, prior, warm_start=2, noise=0.01).suggest(observations) == \
+        TransferTuner(rows, prior, warm_start=2, noise=0.01, trust_region=False).suggest(observations)
     # trust_start: the region is one step wide from the warm start on (a variant, not the default)
-    assert TransferTuner(rows, prior, price=price).trust_radius(warm) == math.inf
-    assert TransferTuner(rows, prior, price=price, trust_start=1).trust_radius(warm) == 1.0
-    assert TransferTuner(rows, prior, price=price, trust_start=1).trust_radius(observations) == 0.25
+    assert TransferTuner(rows, prior, warm_start=2, price=price).trust_radius(warm) == math.inf
+    assert TransferTuner(rows, prior, warm_start=2, price=price, trust_start=1).trust_radius(warm) == 1.0
+    assert TransferTuner(rows, prior, warm_start=2, price=price, trust_start=1).trust_radius(observations) == 0.25
     with pytest.raises(TransferError, match="trust_start"):
-        TransferTuner(rows, prior, price=price, trust_start=-1)
+        TransferTuner(rows, prior, warm_start=2, price=price, trust_start=-1)
 
 
 
@@ -150,10 +152,11 @@ def test_trust_explore_holds_the_trust_region_when_the_prior_is_not_trusted():
     observations = [(c, float(target[c])) for c in (4, 3, 9)]  # the best run is 4; 9 (cheap) missed
     # canonical rows: a change of category is one step, a size its rank difference (a quarter per level)
     distance = np.sqrt((rows[:, 0] != rows[4, 0]) + ((rows[:, 2] - rows[4, 2]) / 4.0) ** 2)
-    tuner = TransferTuner(rows, prior, price=price, noise=0.01)
+    tuner = TransferTuner(rows, prior, price=price, noise=0.01, warm_start=2)
     assert tuner.regime(observations) == "explore" and tuner.trust_radius(observations) == 1.0
     assert distance[tuner.suggest(observations)[0]] > 1.0  # explore is not held by default
-    held = TransferTuner(rows, prior, price=price, noise=0.01, trust_explore=True).suggest(observations)[0]
+    held = TransferTuner(rows, prior, price=price, noise=0.01, warm_start=2,
+                         trust_explore=True).suggest(observations)[0]
     assert distance[held] <= 1.0
 
 def test_cost_experts_beside_time_experts_follow_a_target_whose_cost_is_shaped_like_the_others():
@@ -172,7 +175,8 @@ def test_cost_experts_beside_time_experts_follow_a_target_whose_cost_is_shaped_l
     rest = [c for c in range(n) if c not in (0, 3, 6, 9)]
     error = {}
     for experts in ("time", "both"):
-        mean, _ = TransferTuner(candidates, prior, price=price, experts=experts, model_choice=False).predict(runs)
+        mean, _ = TransferTuner(candidates, prior, price=price, experts=experts, model_choice=False,
+                                model="experts").predict(runs)
         error[experts] = np.abs(mean[rest] - np.log(target[rest])).mean()
     assert error["both"] < 0.5 * error["time"]
     with pytest.raises(TransferError, match="experts"):

@@ -20,7 +20,7 @@ random draws, the space-filling start without a prior):
    best other workload's map is from a workload, plus the runs' noise) times
    ``failure_penalty`` per target failure where the workload neither failed
    nor was slow (half a standard deviation above its mean).
-2. **Warm start.**  Until ``warm_start`` candidates have succeeded, the next
+2. **Warm start.**  Until ``warm_start`` candidates (1, the default) have succeeded, the next
    run extends a portfolio: the candidate that most lowers the weighted mean,
    over prior workloads, of the best regret (capped at ``regret_cap``) within
    the candidates already run plus it.  With a known price the regrets are
@@ -31,12 +31,16 @@ random draws, the space-filling start without a prior):
    model, with the price added, then goes to its cheap end.  ``warm_price=None``
    draws on both kinds, each weighted by how well it ranked the target's runs
    (measured in docs/benchmarks.md, issue 31; not the default).
-3. **Model.**  Afterwards the prediction is the weighted experts' mean plus a
-   Gaussian-process model of the target's residuals (signal variance at
-   least misfit^2); its uncertainty is the experts' disagreement plus the
-   GP's.  From four measured candidates on, when the leave-one-out error of
-   a plain GP on the target's own points is lower than the experts', the
-   plain GP is used instead (``model_choice``).  The next run maximises
+3. **Model.**  Afterwards (``model="covariance"``, the default since issue 31)
+   the prediction is a GP whose kernel is the prior workloads' covariance over
+   the candidates, weighted as the experts are, plus a residual over the
+   features (``iotune.transfer.covariance``); in the ``broad`` regime
+   (``broad_model="experts"``) and with ``model="experts"`` (the engine
+   before) it is the weighted experts' mean plus a GP model of the target's
+   residuals (signal variance at least misfit^2), its uncertainty the
+   experts' disagreement plus the GP's, and from four measured candidates on,
+   when the leave-one-out error of a plain GP on the target's own points is
+   lower than the experts', the plain GP (``model_choice``).  The next run maximises
    expected improvement times the chance the candidate does not fail: the
    similarity-weighted share of prior workloads that failed on it, updated
    by the target's own failed and successful runs nearby.  A candidate that
@@ -84,6 +88,13 @@ weighted by how well it fits the target's runs, the warm start included: each ex
 the prior, ``iotune.transfer.lengths``); ``trust_start`` (misses the trust region starts with after the warm
 start: 1 is a radius of one step at once) and ``trust_explore`` (the trust region holds in the ``explore``
 regime too).
+With ``model="covariance"`` a run that follows one workload's pattern moves the predictions wherever that
+pattern differs from the others', and how far the target strays from them is a scale fitted to its runs; the
+``explore`` regime reads it too unless it cannot explain the target's runs (their mean leave-one-out z^2 above
+``SURPRISE_LIMIT``), and then a GP on the target's own runs.  The defaults (one warm run, the covariance
+model, the experts in the ``broad`` regime, ``encoding="core"``) were chosen by issue 31's rule: against the
+engine before (two warm runs, the experts, ``canonical``), no cell of any replay table worse beyond its seed
+spread, with the whole prior and with 70 % of it (docs/benchmarks.md).
 ``diverse_start`` (0: off) adds that many runs after the warm start on a
 structurally different option (at least a full step from every run so far,
 the cheapest the model expects): a portfolio rather than one bet, measured
@@ -96,10 +107,13 @@ configurations are compared (expected improvement, ``best``, ``predict``;
 the warm start's regrets only with ``warm_price``), instead of learning the
 price from the runs.
 
-Distances: each feature is one column in [0, 1] (``encoding="canonical"``, the
+Distances: each feature is one column in [0, 1] (``encoding="core"``, the
 default: ``iotune.transfer.canonical``, its levels ranked by their effect in the
 prior, so a category one-hot or as an index and a count as log2 or plain give
-the same runs; workloads compared feature by feature).  With
+the same runs; workloads compared feature by feature), without the features the
+others determine among the target's candidates (total vCPUs = vCPUs per VM x
+VMs, a cluster's price), so derived features present or absent give the same
+runs too (``encoding="canonical"`` keeps them: the default before).  With
 ``encoding="given"`` (the engine before issue 31) each column is scaled to
 [0, 1] over candidates and prior, and the columns of a one-hot group by
 1/sqrt(2) more, so changing a category counts as a full step of a number.  With ``encoding="select"``
@@ -119,6 +133,7 @@ import numpy as np
 
 from iotune.transfer import evidence
 from iotune.transfer.canonical import Canonical
+from iotune.transfer.covariance import covariance_posterior
 from iotune.transfer.errors import TransferError
 from iotune.transfer.gp import GaussianProcess, matern52
 from iotune.transfer.lengths import relevance
@@ -127,11 +142,15 @@ from iotune.transfer.prior import Prior, PriorMatrix, lay_over
 from iotune.transfer.selection import Reading, choose, determined, readings
 
 NORMALISATIONS = ("zscore", "rank")
-ENCODINGS = ("canonical", "given", "select", "ensemble")
+ENCODINGS = ("core", "canonical", "given", "select", "ensemble")
 EXPERTS = ("time", "both")
 LENGTHS = ("even", "prior")
+MODELS = ("experts", "covariance")
 REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
 DEFAULT_NOISE = 0.02
+# Mean leave-one-out z^2 of the target's runs under the covariance model above which the explore regime reads a
+# GP on the target's own runs instead: a typical run four standard deviations from what the others predict.
+SURPRISE_LIMIT = 16.0
 # Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
 DEFAULT_SPREAD = 0.3
 
@@ -154,15 +173,16 @@ class TransferTuner:
     """
 
     def __init__(self, candidates, prior: Prior | None = None, workload=None, *, seed: int = 0, log: bool = True,
-                 warm_start: int = 2, initial: int = 3, regret_cap: float = 1.0, similarity: float = 1.0,
+                 warm_start: int = 1, initial: int = 3, regret_cap: float = 1.0, similarity: float = 1.0,
                  fit_scale: float = 1.0, ridge: float = 1.0, failure_penalty: float = 0.25,
                  remeasure_below: float = 0.002, model_choice: bool = True, noise: float | None = None,
                  normalise: str = "zscore", price=None, failure_length: float = 1.0,
                  impute_failures: bool = True, regimes: bool = True, agreement_below: float = 0.0,
                  bound_slack: float | None = 2.0, explore_after: int = 10,
                  diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float | None = 0.0,
-                 trust_region: bool = True, encoding: str = "canonical", experts: str = "time",
-                 lengths: str = "even", trust_start: int = 0, trust_explore: bool = False):
+                 trust_region: bool = True, encoding: str = "core", experts: str = "time",
+                 lengths: str = "even", trust_start: int = 0, trust_explore: bool = False,
+                 model: str = "covariance", broad_model: str = "experts"):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -174,6 +194,10 @@ class TransferTuner:
             raise TransferError(f"encoding must be one of {', '.join(ENCODINGS)}, got {encoding!r}")
         if experts not in EXPERTS:
             raise TransferError(f"experts must be one of {', '.join(EXPERTS)}, got {experts!r}")
+        if model not in MODELS:
+            raise TransferError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+        if broad_model not in ("same", "experts"):
+            raise TransferError(f"broad_model must be 'same' or 'experts', got {broad_model!r}")
         if lengths not in LENGTHS:
             raise TransferError(f"lengths must be one of {', '.join(LENGTHS)}, got {lengths!r}")
         if isinstance(trust_start, bool) or not isinstance(trust_start, int) or trust_start < 0:
@@ -215,6 +239,9 @@ class TransferTuner:
         self.lengths = lengths
         self.trust_start = trust_start
         self.trust_explore = trust_explore
+        self.model = model
+        self.broad_model = broad_model
+        self._broad_experts = False  # set while a broad-regime choice reads the experts' model
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
@@ -228,6 +255,9 @@ class TransferTuner:
             self._canonical = Canonical(rows, *_effects(prior, log))
             core = determined(self._canonical, rows)
             self._ensemble = [reading.transform(candidates) for reading in readings(self._canonical, core)]
+        elif encoding == "core":  # canonical, without the features the others fix among the target's candidates
+            canonical = Canonical(rows, *_effects(prior, log))
+            self._canonical = Reading(canonical, "core", determined(canonical, candidates))
         else:
             self._canonical = Canonical(rows, *_effects(prior, log)) if encoding == "canonical" else None
         self._weights = relevance(self._canonical, *_effects(prior, log, by_workload=True)) \
@@ -460,6 +490,13 @@ class TransferTuner:
         if len(seen) == 0:
             return mean, np.sqrt(disagreement), fail
         F, yf, cf = self._imputed(summary)
+        if self.model == "covariance" and not self._broad_experts:
+            weights = w[:J] + w[J:] if len(w) > J else w  # experts="both": a workload's two experts as one
+            cov_mean, cov_std, surprise = covariance_posterior(self.prior.level, weights, rows, self._misfit(), F,
+                                                               yf, cf, noise)
+            # explore keeps the prior's covariance unless it cannot explain the target's runs at all
+            if not target_only or surprise <= SURPRISE_LIMIT:
+                return cov_mean, cov_std, fail
         if target_only:
             plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(rows[F], yf, cf)
             pmean, pstd = plain.predict(rows)
@@ -592,12 +629,14 @@ class TransferTuner:
                 fresh = near
         incumbent = (summary.mean + self._offset[summary.measured]).min()
         gain = np.zeros(n)
+        self._broad_experts = regime == "broad" and self.broad_model == "experts"
         for unit in self._ensemble or [self._unit]:  # an ensemble: the mean of each reading's acquisition
             mean, std, fail = self._model(summary, target_only=regime == "explore", unit=unit)
             if regime == "broad":
                 std = std * self.broad_spread
             gain += _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
         gain /= len(self._ensemble or [self._unit])
+        self._broad_experts = False
         gain = np.where(fresh, gain, -np.inf)
         pick = int(np.argmax(gain))
         if first and gain[pick] < self.remeasure_below:

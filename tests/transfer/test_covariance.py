@@ -1,0 +1,118 @@
+"""The covariance model: a GP whose kernel is the other workloads' covariance over the candidates."""
+
+import numpy as np
+import pytest
+
+from iotune.transfer import Prior, TransferError, TransferTuner
+from iotune.transfer.covariance import covariance_posterior
+
+N = 12
+UNIT = np.linspace(0.0, 1.0, N).reshape(-1, 1)
+
+
+def two_patterns():
+    """Two workloads that disagree: one gets slower along the candidates, the other faster."""
+    rising = np.linspace(0.0, 3.0, N)
+    return np.vstack([rising, rising[::-1]])
+
+
+def test_a_run_that_matches_one_workload_predicts_the_rest_of_its_pattern():
+    level = two_patterns()
+    target = level[0] + 5.0  # the rising workload, at another overall level
+    ran = np.array([0, N - 1])
+    mean, std, surprise = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, target[ran],
+                                               np.ones(2), 0.01)
+    assert np.abs(mean - target).max() < 0.1
+    # before the runs nothing said which way the target goes: the middle candidates were as open as the ends
+    assert std[1:-1].max() < 0.2
+    assert surprise < 4.0
+
+
+def test_runs_no_other_workload_explains_are_a_surprise():
+    level = two_patterns()
+    target = 5.0 + np.where(np.arange(N) % 2 == 0, 0.0, 3.0)  # a zigzag neither workload has
+    ran = np.array([0, 2, 4, 1, 3, 5])
+    _, _, surprise = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, target[ran], np.ones(6), 0.01)
+    assert surprise > 16.0
+
+
+def test_the_runs_pull_the_prediction_to_the_other_pattern_when_they_follow_it():
+    level = two_patterns()
+    target = level[1] - 2.0
+    ran = np.array([2, 9])
+    mean, _, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, target[ran], np.ones(2), 0.01)
+    assert np.argmin(mean) == np.argmin(target) == N - 1
+    assert np.abs(mean - target).max() < 0.15
+
+
+def test_noisy_runs_are_not_interpolated_and_repeats_count():
+    level = two_patterns()
+    ran = np.array([3, 4])
+    values = np.array([10.0, 12.0])  # a 2-unit step between neighbours the prior says differ by 0.27
+    loud, _, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, values, np.ones(2), 1.0)
+    quiet, _, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, values, np.ones(2), 0.01)
+    repeated, _, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, values, np.full(2, 100.0), 1.0)
+    assert abs(quiet[4] - quiet[3] - 2.0) < 0.05
+    assert abs(loud[4] - loud[3]) < abs(repeated[4] - repeated[3]) < 2.0 + 1e-6
+
+
+def test_weights_choose_whose_pattern_the_unrun_candidates_follow():
+    level = two_patterns()
+    ran = np.array([5])
+    values = np.array([0.0])
+    rising, _, _ = covariance_posterior(level, np.array([0.99, 0.01]), UNIT, 0.05, ran, values, np.ones(1), 0.01)
+    falling, _, _ = covariance_posterior(level, np.array([0.01, 0.99]), UNIT, 0.05, ran, values, np.ones(1), 0.01)
+    assert rising[-1] > rising[0] and falling[-1] < falling[0]
+
+
+def encode(points, categorical):
+    families = ("c4", "m4", "r4")
+    rows = []
+    for family, n in points:
+        first = list(np.eye(3)[families.index(family)]) if categorical == "onehot" else [families.index(family)]
+        rows.append(first + [np.log2(n)])
+    return np.array(rows)
+
+
+def priced_setting(categorical):
+    points = [(f, n) for f in ("c4", "m4", "r4") for n in (2, 4, 8, 16, 32)]
+    rng = np.random.default_rng(5)
+    labels, rows, values = [], [], []
+    for j in range(5):
+        factor = rng.uniform(0.7, 1.3, 3)
+        labels += [j] * len(points)
+        rows.append(encode(points, categorical))
+        values.append(np.array([factor[("c4", "m4", "r4").index(f)] * ((20 + 8 * j) / n + 0.3) for f, n in points]))
+    prior = Prior(np.array(labels), np.vstack(rows), np.concatenate(values), np.zeros(len(labels), dtype=bool))
+    target = np.array([(1.1, 0.8, 1.0)[("c4", "m4", "r4").index(f)] * (30 / n + 0.3) for f, n in points])
+    price = np.array([(0.2, 0.25, 0.3)[("c4", "m4", "r4").index(f)] * n for f, n in points])
+    return encode(points, categorical), prior, target, price
+
+
+def tune(categorical, runs=8, **options):
+    candidates, prior, target, price = priced_setting(categorical)
+    tuner = TransferTuner(candidates, prior, seed=0, price=price, model="covariance", **options)
+    observations = []
+    for _ in range(runs):
+        pick = tuner.suggest(observations)[0]
+        observations.append((pick, float(target[pick] * price[pick])))
+    return tuner, observations, target * price
+
+
+def test_the_covariance_model_finds_the_cheapest_and_reads_no_encoding():
+    tuner, observations, cost = tune("onehot")
+    assert len({c for c, _ in observations}) == len(observations)
+    assert cost[tuner.best(observations)] <= 1.05 * cost.min()
+    assert [c for c, _ in tune("ordinal")[1]] == [c for c, _ in observations]
+
+
+def test_the_broad_regime_can_read_the_experts_instead():
+    plain = [c for c, _ in tune("onehot", runs=14)[1]]
+    broad = [c for c, _ in tune("onehot", runs=14, broad_model="experts")[1]]
+    assert plain[:10] == broad[:10]  # the broad regime starts at run 10 (explore_after)
+
+
+@pytest.mark.parametrize("options", [{"model": "gp"}, {"broad_model": "cov"}])
+def test_an_unknown_model_is_refused(options):
+    with pytest.raises(TransferError):
+        TransferTuner(np.eye(3), **options)
