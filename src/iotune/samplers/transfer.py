@@ -275,8 +275,11 @@ class TransferSampler(Sampler):
         """The :class:`~iotune.transfer.TransferTuner` over this workload's candidates (made on first use)."""
         if self._engine is None:
             from iotune.transfer import TransferTuner
+            from iotune.transfer.engine import WARM_START
 
             options = {"price": self._price_of_rows(), **self._engine_options}
+            if self.baseline:  # the default's run is no other workload's winner: the warm start runs one after it
+                options.setdefault("warm_start", WARM_START + 1)
             self._engine = TransferTuner(features(self.space, self.candidates, "system"), self.prior,
                                          features(self.space, [self.default], "workload")[0], seed=self.seed,
                                          **options)

@@ -148,6 +148,7 @@ LENGTHS = ("even", "prior")
 MODELS = ("experts", "covariance")
 REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
 DEFAULT_NOISE = 0.02
+WARM_START = 1  # runs of the other workloads' winners before the model chooses (issue 31: one, not two)
 # Mean leave-one-out z^2 of the target's runs under the covariance model above which the explore regime reads a
 # GP on the target's own runs instead: a typical run four standard deviations from what the others predict.
 SURPRISE_LIMIT = 16.0
@@ -173,7 +174,7 @@ class TransferTuner:
     """
 
     def __init__(self, candidates, prior: Prior | None = None, workload=None, *, seed: int = 0, log: bool = True,
-                 warm_start: int = 1, initial: int = 3, regret_cap: float = 1.0, similarity: float = 1.0,
+                 warm_start: int = WARM_START, initial: int = 3, regret_cap: float = 1.0, similarity: float = 1.0,
                  fit_scale: float = 1.0, ridge: float = 1.0, failure_penalty: float = 0.25,
                  remeasure_below: float = 0.002, model_choice: bool = True, noise: float | None = None,
                  normalise: str = "zscore", price=None, failure_length: float = 1.0,
@@ -241,7 +242,6 @@ class TransferTuner:
         self.trust_explore = trust_explore
         self.model = model
         self.broad_model = broad_model
-        self._broad_experts = False  # set while a broad-regime choice reads the experts' model
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
@@ -458,10 +458,12 @@ class TransferTuner:
         mean, std, _ = self._model(summary)
         return mean, std
 
-    def _model(self, summary: Summary, target_only: bool = False, unit: np.ndarray | None = None):
+    def _model(self, summary: Summary, target_only: bool = False, unit: np.ndarray | None = None,
+               experts: bool = False):
         """Mean, standard deviation and failure probability per candidate; ``target_only``: the mean and
         deviation of a GP on the target's own runs (the prior still informs the failure chance).  ``unit``: the
-        candidates' rows the GPs read (the engine's, by default; one reading of an ensemble)."""
+        candidates' rows the GPs read (the engine's, by default; one reading of an ensemble).  ``experts``: the
+        experts' model even when ``model`` is the covariance (the ``broad`` regime's, by default)."""
         rows = self._unit if unit is None else unit
         n = len(self.candidates)
         noise = self._noise(summary)
@@ -490,7 +492,7 @@ class TransferTuner:
         if len(seen) == 0:
             return mean, np.sqrt(disagreement), fail
         F, yf, cf = self._imputed(summary)
-        if self.model == "covariance" and not self._broad_experts:
+        if self.model == "covariance" and not experts:
             weights = w[:J] + w[J:] if len(w) > J else w  # experts="both": a workload's two experts as one
             cov_mean, cov_std, surprise = covariance_posterior(self.prior.level, weights, rows, self._misfit(), F,
                                                                yf, cf, noise)
@@ -629,14 +631,13 @@ class TransferTuner:
                 fresh = near
         incumbent = (summary.mean + self._offset[summary.measured]).min()
         gain = np.zeros(n)
-        self._broad_experts = regime == "broad" and self.broad_model == "experts"
+        experts = regime == "broad" and self.broad_model == "experts"
         for unit in self._ensemble or [self._unit]:  # an ensemble: the mean of each reading's acquisition
-            mean, std, fail = self._model(summary, target_only=regime == "explore", unit=unit)
+            mean, std, fail = self._model(summary, target_only=regime == "explore", unit=unit, experts=experts)
             if regime == "broad":
                 std = std * self.broad_spread
             gain += _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
         gain /= len(self._ensemble or [self._unit])
-        self._broad_experts = False
         gain = np.where(fresh, gain, -np.inf)
         pick = int(np.argmax(gain))
         if first and gain[pick] < self.remeasure_below:
