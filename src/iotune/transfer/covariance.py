@@ -39,32 +39,35 @@ def covariance_posterior(level: np.ndarray, weights: np.ndarray, unit: np.ndarra
     ``index`` (candidates run), ``values`` (their mean log values), ``counts`` (runs averaged into each).
     ``level`` (J x n) the other workloads' log values, ``weights`` (J, summing to 1), ``unit`` the candidates'
     feature rows in [0, 1] for the residual, ``misfit`` its standard deviation, ``noise`` a run's."""
+    # Never an n x n matrix (a space may have 50,000 candidates): the candidates' covariance with the k runs
+    # and its diagonal are enough, from the J x n deviations and the features of the runs.
     mean_shape = weights @ level
     deviation = (level - level.mean(axis=1, keepdims=True)) - (mean_shape - mean_shape.mean())
-    shared = (deviation.T * weights) @ deviation
-    residual = matern52(unit, unit, 0.5 * math.sqrt(unit.shape[1])) * misfit**2
     index = np.asarray(index, dtype=int)
+    shared_cross = (deviation.T * weights) @ deviation[:, index]  # n x k
+    shared_diagonal = weights @ deviation**2
+    residual_cross = matern52(unit, unit[index], 0.5 * math.sqrt(unit.shape[1])) * misfit**2
     r = np.asarray(values, dtype=float) - mean_shape[index]
     jitter = np.diag(noise**2 / np.asarray(counts, dtype=float)) + 1e-9 * np.eye(len(index))
     best = None
     for scale in SCALES:
-        kernel = scale**2 * shared + residual + LEVEL_SD**2
+        cross = scale**2 * shared_cross + residual_cross + LEVEL_SD**2
         try:
-            lower = np.linalg.cholesky(kernel[np.ix_(index, index)] + jitter)
+            lower = np.linalg.cholesky(cross[index] + jitter)
         except np.linalg.LinAlgError:
             continue
         alpha = np.linalg.solve(lower.T, np.linalg.solve(lower, r))
         # log marginal likelihood with a log-normal prior (sd 1) on the scale around 1
         score = -0.5 * float(r @ alpha) - float(np.log(np.diag(lower)).sum()) - 0.5 * math.log(scale) ** 2
         if best is None or score > best[0]:
-            best = (score, kernel, lower, alpha)
+            best = (score, scale, cross, lower, alpha)
     if best is None:
         raise TransferError("no scale of the prior's covariance fits the target's runs (a singular kernel)")
-    _, kernel, lower, alpha = best
-    cross = kernel[:, index]
+    _, scale, cross, lower, alpha = best
     mean = mean_shape + cross @ alpha
     v = np.linalg.solve(lower, cross.T)
-    variance = np.maximum(np.diag(kernel) - (v * v).sum(axis=0), 1e-12)
+    prior_variance = scale**2 * shared_diagonal + misfit**2 + LEVEL_SD**2
+    variance = np.maximum(prior_variance - (v * v).sum(axis=0), 1e-12)
     inverse = np.linalg.solve(lower.T, np.linalg.solve(lower, np.eye(len(index))))
     surprise = float(np.mean(alpha**2 / np.diag(inverse)))  # leave-one-out z^2 (Rasmussen and Williams, Eq. 5.12)
     return mean, np.sqrt(variance), surprise
