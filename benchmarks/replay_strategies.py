@@ -357,7 +357,7 @@ def exhaustive(table, spec, objective, target, seed, budget, rng):
 
 
 # the engine's defaults before issue 31's covariance model (the variants below that name it start from them)
-BEFORE_31 = {"encoding": "canonical", "model": "experts", "warm_start": 2, "broad_model": "same"}
+BEFORE_31 = {"encoding": "canonical", "model": "experts", "warm_start": 2, "broad_model": "same", "bound_slack": 2.0}
 EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engine(regimes=False, bound_slack=None),
          "engine-diverse": _engine(diverse_start=1), "engine-costwarm": _engine(warm_price=1.0),
          "engine-linear": _product(counts="linear"), "engine-given": _product(**BEFORE_31 | {"encoding": "given"}),

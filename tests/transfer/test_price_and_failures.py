@@ -112,30 +112,33 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
     prior = Prior(np.repeat(np.arange(3), 10), np.vstack([rows] * 3),
                   np.concatenate([times(s) * price for s in (1.5, 1.8, 1.6)]), np.zeros(30, dtype=bool))
     target = times(8.0) * price  # far slower on the cheap category than any other workload
+
+    def engine(**options):  # two warm runs and the bound's slack of 2 (the defaults this scenario was built on)
+        return TransferTuner(rows, prior, warm_start=2, bound_slack=2.0, **options)
+
     # the warm start (4, 3), then the experts' two cheapest guesses (9, 5), neither better than the best run (4)
     observations = [(c, float(target[c])) for c in (4, 3, 9, 5)]
     unit = rows[:, 2] / 4.0
     distance = np.sqrt((rows[:, 0] - rows[4, 0]) ** 2 * 2 + (unit - unit[4]) ** 2)  # one-hot: a change is one step
-    inside = TransferTuner(rows, prior, warm_start=2, price=price, noise=0.01).suggest(observations)[0]
-    outside = TransferTuner(rows, prior, warm_start=2, price=price, noise=0.01,
-                            trust_region=False).suggest(observations)[0]
+    inside = engine(price=price, noise=0.01).suggest(observations)[0]
+    outside = engine(price=price, noise=0.01, trust_region=False).suggest(observations)[0]
     # two runs that did not improve: one step after the first, half a step after the second
-    assert TransferTuner(rows, prior, warm_start=2, price=price).trust_radius(observations) == 0.5
+    assert engine(price=price).trust_radius(observations) == 0.5
     assert distance[inside] <= 0.5
     assert distance[outside] > 0.5
     # runs asked for and not told yet (a batch's beliefs) inform the model but are no misses
     warm, believed = observations[:2], observations[2:]
-    tuner = TransferTuner(rows, prior, warm_start=2, price=price, noise=0.01)
+    tuner = engine(price=price, noise=0.01)
     assert tuner.suggest(warm, pending=believed) == [outside]
     # without a price (a time objective) nothing is restricted
-    assert TransferTuner(rows, prior, warm_start=2, noise=0.01).suggest(observations) == \
-        TransferTuner(rows, prior, warm_start=2, noise=0.01, trust_region=False).suggest(observations)
+    assert engine(noise=0.01).suggest(observations) == \
+        engine(noise=0.01, trust_region=False).suggest(observations)
     # trust_start: the region is one step wide from the warm start on (a variant, not the default)
-    assert TransferTuner(rows, prior, warm_start=2, price=price).trust_radius(warm) == math.inf
-    assert TransferTuner(rows, prior, warm_start=2, price=price, trust_start=1).trust_radius(warm) == 1.0
-    assert TransferTuner(rows, prior, warm_start=2, price=price, trust_start=1).trust_radius(observations) == 0.25
+    assert engine(price=price).trust_radius(warm) == math.inf
+    assert engine(price=price, trust_start=1).trust_radius(warm) == 1.0
+    assert engine(price=price, trust_start=1).trust_radius(observations) == 0.25
     with pytest.raises(TransferError, match="trust_start"):
-        TransferTuner(rows, prior, warm_start=2, price=price, trust_start=-1)
+        engine(price=price, trust_start=-1)
 
 
 
@@ -152,10 +155,10 @@ def test_trust_explore_holds_the_trust_region_when_the_prior_is_not_trusted():
     observations = [(c, float(target[c])) for c in (4, 3, 9)]  # the best run is 4; 9 (cheap) missed
     # canonical rows: a change of category is one step, a size its rank difference (a quarter per level)
     distance = np.sqrt((rows[:, 0] != rows[4, 0]) + ((rows[:, 2] - rows[4, 2]) / 4.0) ** 2)
-    tuner = TransferTuner(rows, prior, price=price, noise=0.01, warm_start=2)
+    tuner = TransferTuner(rows, prior, price=price, noise=0.01, warm_start=2, bound_slack=2.0)
     assert tuner.regime(observations) == "explore" and tuner.trust_radius(observations) == 1.0
     assert distance[tuner.suggest(observations)[0]] > 1.0  # explore is not held by default
-    held = TransferTuner(rows, prior, price=price, noise=0.01, warm_start=2,
+    held = TransferTuner(rows, prior, price=price, noise=0.01, warm_start=2, bound_slack=2.0,
                          trust_explore=True).suggest(observations)[0]
     assert distance[held] <= 1.0
 

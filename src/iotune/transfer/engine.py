@@ -92,9 +92,9 @@ With ``model="covariance"`` a run that follows one workload's pattern moves the 
 pattern differs from the others', and how far the target strays from them is a scale fitted to its runs; the
 ``explore`` regime reads it too unless it cannot explain the target's runs (their mean leave-one-out z^2 above
 ``SURPRISE_LIMIT``), and then a GP on the target's own runs.  The defaults (one warm run, the covariance
-model, the experts in the ``broad`` regime, ``encoding="core"``) were chosen by issue 31's rule: against the
-engine before (two warm runs, the experts, ``canonical``), no cell of any replay table worse beyond its seed
-spread, with the whole prior and with 70 % of it (docs/benchmarks.md).
+model, the experts in the ``broad`` regime, ``encoding="core"``, ``bound_slack`` 4) were chosen by issue 31's
+rule: against the engine before (two warm runs, the experts, ``canonical``, a slack of 2), no cell of any replay
+table worse beyond its seed spread, with the whole prior and with 70 % of it (docs/benchmarks.md).
 ``diverse_start`` (0: off) adds that many runs after the warm start on a
 structurally different option (at least a full step from every run so far,
 the cheapest the model expects): a portfolio rather than one bet, measured
@@ -179,7 +179,7 @@ class TransferTuner:
                  remeasure_below: float = 0.002, model_choice: bool = True, noise: float | None = None,
                  normalise: str = "zscore", price=None, failure_length: float = 1.0,
                  impute_failures: bool = True, regimes: bool = True, agreement_below: float = 0.0,
-                 bound_slack: float | None = 2.0, explore_after: int = 10,
+                 bound_slack: float | None = 4.0, explore_after: int = 10,
                  diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float | None = 0.0,
                  trust_region: bool = True, encoding: str = "core", experts: str = "time",
                  lengths: str = "even", trust_start: int = 0, trust_explore: bool = False,
