@@ -116,3 +116,13 @@ def test_the_broad_regime_can_read_the_experts_instead():
 def test_an_unknown_model_is_refused(options):
     with pytest.raises(TransferError):
         TransferTuner(np.eye(3), **options)
+
+
+def test_a_stated_expectation_comes_from_the_model_the_choice_read():
+    tuner, observations, _ = tune("onehot", runs=11, agreement_below=-2.0)  # never explore: broad at run 12
+    assert tuner.regime(observations) == "broad"
+    experts = TransferTuner(*priced_setting("onehot")[:2], seed=0, price=priced_setting("onehot")[3],
+                            model="experts")
+    chosen = tuner.predict(observations, as_chosen=True)
+    np.testing.assert_allclose(chosen[0], experts.predict(observations)[0])
+    assert not np.allclose(chosen[0], tuner.predict(observations)[0])

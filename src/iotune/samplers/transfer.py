@@ -387,10 +387,10 @@ class TransferSampler(Sampler):
             return WINNERS_REASON
         if regime == "failing":
             return "every run so far failed: the configuration farthest from the failures"
-        mean, std = engine.predict(told)  # log units: std is about a relative error
+        mean, std = engine.predict(told, as_chosen=True)  # log units: std is about a relative error
         expected = f"{_value(math.exp(mean[pick]), self.objective)} ± {std[pick]:.0%}"
         if regime == "explore":
-            text = f"exploring: the prior has not predicted this workload's runs; its own runs expect {expected}"
+            text = f"exploring: the prior has not predicted this workload's runs; the model expects {expected}"
         elif regime == "broad":
             text = f"exploring while the budget allows, where the model is least sure: it expects {expected}"
         elif regime == "prior":
@@ -404,7 +404,7 @@ class TransferSampler(Sampler):
         out = len(engine.ruled_out(told))
         if out:
             text += (f"; {out} candidate(s) ruled out by their price (they would have to run faster than "
-                     "best cost / price, more than any other workload sped up)")
+                     f"best cost / price, more than {engine.bound_slack:g} times what any other workload sped up)")
         return text
 
 

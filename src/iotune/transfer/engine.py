@@ -350,10 +350,18 @@ class TransferTuner:
             best = min(best, value)
         return math.inf if misses == 0 else 2.0 ** (1 - misses)
 
-    def predict(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and standard deviation per candidate of its value (natural log of it when ``log``)."""
+    def predict(self, observations=(), as_chosen: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and standard deviation per candidate of its value (natural log of it when ``log``).
+        ``as_chosen``: from the model the current regime's next choice reads (``explore``: the target's own runs
+        unless the covariance explains them; ``broad`` with ``broad_model="experts"``: the experts'), so a stated
+        expectation is the one the choice rested on."""
         summary = self._summarise(observations)
-        mean, std = self._posterior(summary)
+        if as_chosen:
+            regime = self._regime(summary)
+            mean, std, _ = self._model(summary, target_only=regime == "explore",
+                                       experts=regime == "broad" and self.broad_model == "experts")
+        else:
+            mean, std = self._posterior(summary)
         return mean + self._offset, std
 
     # -------------------------------------------------------------- internals
