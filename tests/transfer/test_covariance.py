@@ -126,3 +126,59 @@ def test_a_stated_expectation_comes_from_the_model_the_choice_read():
     chosen = tuner.predict(observations, as_chosen=True)
     np.testing.assert_allclose(chosen[0], experts.predict(observations)[0])
     assert not np.allclose(chosen[0], tuner.predict(observations)[0])
+
+
+def test_runs_the_prior_cannot_explain_widen_every_interval_by_their_surprise():
+    level = two_patterns()
+    target = 5.0 + np.where(np.arange(N) % 2 == 0, 0.0, 3.0)
+    ran = np.array([0, 2, 4, 1, 3, 5])
+    args = (level, np.array([0.5, 0.5]), UNIT, 0.05, ran, target[ran], np.ones(6), 0.01)
+    mean, wide, surprise = covariance_posterior(*args)
+    same_mean, narrow, _ = covariance_posterior(*args, calibrate=False)
+    np.testing.assert_allclose(mean, same_mean)
+    np.testing.assert_allclose(wide, narrow * np.sqrt(surprise))
+
+
+def test_calibrated_intervals_cover_a_target_that_strays_further_than_the_prior_says():
+    """Targets off every other workload by 0.6 (log units) where the prior's misfit says 0.1: the uncalibrated 95 %
+    intervals cover almost nothing of the candidates not run, the calibrated ones most of them."""
+    rng = np.random.default_rng(1)
+    grid = np.array([[a, b] for a in np.linspace(0, 1, 8) for b in np.linspace(0, 1, 6)])
+    covered = {True: [], False: []}
+    for _ in range(40):
+        basis = np.column_stack([np.sin(3 * grid @ rng.normal(size=2) + rng.uniform(0, 6)) for _ in range(4)])
+        level = rng.normal(size=(6, 4)) @ basis.T
+        target = rng.normal(size=4) @ basis.T + rng.normal(0, 0.6, len(grid)) + 3.0
+        ran = rng.choice(len(grid), 8, replace=False)
+        rest = np.setdiff1d(np.arange(len(grid)), ran)
+        for calibrate in covered:
+            mean, std, _ = covariance_posterior(level, np.full(6, 1 / 6), grid, 0.1, ran, target[ran], np.ones(8),
+                                                0.01, calibrate)
+            covered[calibrate].append(np.mean(np.abs(target[rest] - mean[rest]) < 1.96 * std[rest]))
+    assert np.mean(covered[False]) < 0.2
+    assert np.mean(covered[True]) > 0.7
+
+
+def test_a_stated_spread_widens_by_how_far_the_statements_before_missed():
+    candidates, prior, target, price = priced_setting("onehot")
+    tuner, observations, _ = tune("onehot", runs=6)
+    # the same runs with their values off by a factor the model could not foresee: its statements missed
+    missed = [(c, v * (3.0 if i % 2 else 1 / 3.0)) for i, (c, v) in enumerate(observations)]
+    assert tuner.hindsight(missed) > 4.0
+    mean, std = tuner.predict(missed, as_chosen=True)
+    stated_mean, stated_std = tuner.expectation(missed)
+    np.testing.assert_allclose(stated_mean, mean)
+    np.testing.assert_allclose(stated_std, std * np.sqrt(tuner.hindsight(missed)))
+    # memoised, not remembered: a tuner rebuilt from the runs states the same
+    fresh = TransferTuner(candidates, prior, seed=0, price=price, model="covariance")
+    assert fresh.hindsight(missed) == tuner.hindsight(missed)
+
+
+def test_no_statement_no_hindsight():
+    candidates, prior, target, price = priced_setting("onehot")
+    tuner = TransferTuner(candidates, prior, seed=0, price=price)
+    first = tuner.suggest([])[0]
+    assert tuner.regime([]) == "start"
+    # the warm start's run and a re-run are stated by no model: however far off, nothing widens
+    assert tuner.hindsight([(first, 1e6)]) == 1.0
+    assert tuner.hindsight([(first, 1.0), (first, 1e6), (first + 1, None)]) == 1.0

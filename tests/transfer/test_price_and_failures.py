@@ -113,8 +113,8 @@ def test_under_a_price_runs_the_experts_got_wrong_shrink_a_trust_region_around_t
                   np.concatenate([times(s) * price for s in (1.5, 1.8, 1.6)]), np.zeros(30, dtype=bool))
     target = times(8.0) * price  # far slower on the cheap category than any other workload
 
-    def engine(**options):  # two warm runs and the bound's slack of 2 (the defaults this scenario was built on)
-        return TransferTuner(rows, prior, warm_start=2, bound_slack=2.0, **options)
+    def engine(**options):  # two warm runs, the bound's slack of 2, no calibration (this scenario's defaults)
+        return TransferTuner(rows, prior, warm_start=2, bound_slack=2.0, calibrate=False, **options)
 
     # the warm start (4, 3), then the experts' two cheapest guesses (9, 5), neither better than the best run (4)
     observations = [(c, float(target[c])) for c in (4, 3, 9, 5)]

@@ -387,7 +387,7 @@ class TransferSampler(Sampler):
             return WINNERS_REASON
         if regime == "failing":
             return "every run so far failed: the configuration farthest from the failures"
-        mean, std = engine.predict(told, as_chosen=True)  # log units: std is about a relative error
+        mean, std = engine.expectation(told)  # log units: std is about a relative error
         expected = f"{_value(math.exp(mean[pick]), self.objective)} ± {std[pick]:.0%}"
         if regime == "explore":
             text = f"exploring: the prior has not predicted this workload's runs; the model expects {expected}"

@@ -33,12 +33,14 @@ LEVEL_SD = 5.0  # log units: the target's overall level is unknown before it run
 
 def covariance_posterior(level: np.ndarray, weights: np.ndarray, unit: np.ndarray, misfit: float,
                          index: np.ndarray, values: np.ndarray, counts: np.ndarray,
-                         noise: float) -> tuple[np.ndarray, np.ndarray, float]:
+                         noise: float, calibrate: bool = True) -> tuple[np.ndarray, np.ndarray, float]:
     """Posterior mean and standard deviation (log units) of every candidate's value given the target's runs, and
     how surprising the runs are under the model (their mean leave-one-out z^2: about 1 when it explains them):
     ``index`` (candidates run), ``values`` (their mean log values), ``counts`` (runs averaged into each).
     ``level`` (J x n) the other workloads' log values, ``weights`` (J, summing to 1), ``unit`` the candidates'
-    feature rows in [0, 1] for the residual, ``misfit`` its standard deviation, ``noise`` a run's."""
+    feature rows in [0, 1] for the residual, ``misfit`` its standard deviation, ``noise`` a run's.
+    ``calibrate``: the variance times the runs' mean leave-one-out z^2 when above 1 (a prior that explains the
+    target's runs worse than it claims is as much less sure of the rest)."""
     # Never an n x n matrix (a space may have 50,000 candidates): the candidates' covariance with the k runs
     # and its diagonal are enough, from the J x n deviations and the features of the runs.
     mean_shape = weights @ level
@@ -70,4 +72,6 @@ def covariance_posterior(level: np.ndarray, weights: np.ndarray, unit: np.ndarra
     variance = np.maximum(prior_variance - (v * v).sum(axis=0), 1e-12)
     inverse = np.linalg.solve(lower.T, np.linalg.solve(lower, np.eye(len(index))))
     surprise = float(np.mean(alpha**2 / np.diag(inverse)))  # leave-one-out z^2 (Rasmussen and Williams, Eq. 5.12)
+    if calibrate:
+        variance = variance * max(1.0, surprise)
     return mean, np.sqrt(variance), surprise

@@ -183,7 +183,7 @@ class TransferTuner:
                  diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float | None = 0.0,
                  trust_region: bool = True, encoding: str = "core", experts: str = "time",
                  lengths: str = "even", trust_start: int = 0, trust_explore: bool = False,
-                 model: str = "covariance", broad_model: str = "experts"):
+                 model: str = "covariance", broad_model: str = "experts", calibrate: bool = True):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -213,6 +213,8 @@ class TransferTuner:
         self.candidates = candidates
         self._offset, prior = _known_price(price, candidates, prior, log)
         self.seed = seed
+        self.calibrate = calibrate
+        self._hindsight: dict[tuple, float | None] = {}  # statement z^2 per runs so far: a pure function, memoised
         self.log = log
         self.warm_start = warm_start
         self.initial = initial
@@ -364,6 +366,39 @@ class TransferTuner:
             mean, std = self._posterior(summary)
         return mean + self._offset, std
 
+    def expectation(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
+        """What the next run is stated to give: ``predict(observations, as_chosen=True)``, its standard deviation
+        widened by how far the same statement missed the runs already made (``hindsight``)."""
+        mean, std = self.predict(observations, as_chosen=True)
+        return mean, std * math.sqrt(self.hindsight(observations))
+
+    def hindsight(self, observations=()) -> float:
+        """Mean z^2 of the statements before each run (``predict(as_chosen=True)`` of the runs before it, at the
+        candidate it ran, with a run's noise) against what it returned, when above 1; else 1.  Prequential
+        (Dawid 1984): runs chosen because the model was optimistic there miss more than a leave-one-out says.
+        Only runs a statement was made for count: a first run of a candidate, by the model (not the warm
+        start, a re-run or a run away from failures), that succeeded."""
+        observations = [(int(c), None if v is None else float(v)) for c, v in observations]
+        z2 = []
+        for i in range(1, len(observations)):
+            key = tuple(observations[:i + 1])
+            if key not in self._hindsight:
+                self._hindsight[key] = self._statement_z2(observations[:i], *observations[i])
+            if self._hindsight[key] is not None:
+                z2.append(self._hindsight[key])
+        return max(1.0, float(np.mean(z2))) if z2 else 1.0
+
+    def _statement_z2(self, before, candidate: int, value: float | None) -> float | None:
+        if value is None or candidate in {c for c, _ in before}:
+            return None
+        summary = self._summarise(before)
+        if self._regime(summary) in ("start", "failing"):
+            return None
+        mean, std = self.predict(before, as_chosen=True)
+        observed = math.log(value) if self.log else value
+        noise = self._noise(summary)
+        return float((observed - mean[candidate]) ** 2 / (std[candidate] ** 2 + noise**2))
+
     # -------------------------------------------------------------- internals
 
     def _summarise(self, observations) -> Summary:
@@ -503,22 +538,25 @@ class TransferTuner:
         if self.model == "covariance" and not experts:
             weights = w[:J] + w[J:] if len(w) > J else w  # experts="both": a workload's two experts as one
             cov_mean, cov_std, surprise = covariance_posterior(self.prior.level, weights, rows, self._misfit(), F,
-                                                               yf, cf, noise)
+                                                               yf, cf, noise, self.calibrate)
             # explore keeps the prior's covariance unless it cannot explain the target's runs at all
             if not target_only or surprise <= SURPRISE_LIMIT:
                 return cov_mean, cov_std, fail
         if target_only:
             plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(rows[F], yf, cf)
             pmean, pstd = plain.predict(rows)
-            return pmean, pstd, fail
+            return pmean, self._calibrated(plain, pstd), fail
         residual_gp = GaussianProcess(constant_mean=False, noise_floor=noise**2, variance_floor=self._misfit() ** 2)
         gmean, gstd = residual_gp.fit(rows[F], yf - mean[F], cf).predict(rows)
         if self.model_choice and len(seen) >= 4:
             plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(rows[F], yf, cf)
             if plain.loo_squared_error() < self._experts_loo(summary, noise):
                 pmean, pstd = plain.predict(rows)
-                return pmean, pstd, fail
-        return mean + gmean, np.sqrt(gstd**2 + disagreement), fail
+                return pmean, self._calibrated(plain, pstd), fail
+        return mean + gmean, self._calibrated(residual_gp, np.sqrt(gstd**2 + disagreement)), fail
+
+    def _calibrated(self, gp: GaussianProcess, std: np.ndarray) -> np.ndarray:
+        return gp.calibrated(std) if self.calibrate else std
 
     def _imputed(self, summary: Summary):
         """Candidates, values and counts the GPs are fitted to: the measured ones, plus (``impute_failures``)

@@ -94,6 +94,16 @@ class GaussianProcess:
         diagonal = (self._inverse_lower**2).sum(axis=0)
         return float(np.mean((self._alpha / diagonal) ** 2))
 
+    def loo_z_squared(self) -> float:
+        """Mean squared leave-one-out error over its predicted variance: about 1 when the fitted GP is as sure
+        as it should be, above 1 when it is overconfident (Rasmussen and Williams, Eq. 5.12)."""
+        diagonal = (self._inverse_lower**2).sum(axis=0)
+        return float(np.mean(self._alpha**2 / diagonal) / self.variance_)
+
+    def calibrated(self, std: np.ndarray) -> np.ndarray:
+        """``std`` widened by the root of the leave-one-out z^2 when above 1 (never narrowed)."""
+        return std * np.sqrt(max(1.0, self.loo_z_squared()))
+
 
 def _profile(K0: np.ndarray, r: np.ndarray, share: float, counts: np.ndarray):
     """Inverse Cholesky factor of the correlation plus noise, K^-1 r, and the profiled signal variance
