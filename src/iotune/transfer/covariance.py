@@ -33,9 +33,10 @@ LEVEL_SD = 5.0  # log units: the target's overall level is unknown before it run
 
 def covariance_posterior(level: np.ndarray, weights: np.ndarray, unit: np.ndarray, misfit: float,
                          index: np.ndarray, values: np.ndarray, counts: np.ndarray,
-                         noise: float, calibrate: bool = True) -> tuple[np.ndarray, np.ndarray, float]:
-    """Posterior mean and standard deviation (log units) of every candidate's value given the target's runs, and
-    how surprising the runs are under the model (their mean leave-one-out z^2: about 1 when it explains them):
+                         noise: float, calibrate: bool = True) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Posterior mean and standard deviation (log units) of every candidate's value given the target's runs, how
+    surprising the runs are under the model (their mean leave-one-out z^2: about 1 when it explains them) and
+    its mean squared leave-one-out error (to compare with another model's):
     ``index`` (candidates run), ``values`` (their mean log values), ``counts`` (runs averaged into each).
     ``level`` (J x n) the other workloads' log values, ``weights`` (J, summing to 1), ``unit`` the candidates'
     feature rows in [0, 1] for the residual, ``misfit`` its standard deviation, ``noise`` a run's.
@@ -71,7 +72,9 @@ def covariance_posterior(level: np.ndarray, weights: np.ndarray, unit: np.ndarra
     prior_variance = scale**2 * shared_diagonal + misfit**2 + LEVEL_SD**2
     variance = np.maximum(prior_variance - (v * v).sum(axis=0), 1e-12)
     inverse = np.linalg.solve(lower.T, np.linalg.solve(lower, np.eye(len(index))))
-    surprise = float(np.mean(alpha**2 / np.diag(inverse)))  # leave-one-out z^2 (Rasmussen and Williams, Eq. 5.12)
+    # leave-one-out residuals alpha_i / [K^-1]_ii, variances 1 / [K^-1]_ii (Rasmussen and Williams, Eq. 5.12)
+    surprise = float(np.mean(alpha**2 / np.diag(inverse)))
+    loo_error = float(np.mean((alpha / np.diag(inverse)) ** 2))
     if calibrate:
         variance = variance * max(1.0, surprise)
-    return mean, np.sqrt(variance), surprise
+    return mean, np.sqrt(variance), surprise, loo_error
