@@ -32,7 +32,8 @@ def test_runs_no_other_workload_explains_are_a_surprise():
     level = two_patterns()
     target = 5.0 + np.where(np.arange(N) % 2 == 0, 0.0, 3.0)  # a zigzag neither workload has
     ran = np.array([0, 2, 4, 1, 3, 5])
-    _, _, surprise, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, target[ran], np.ones(6), 0.01)
+    _, _, surprise, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, target[ran], np.ones(6),
+                                             0.01)
     assert surprise > 16.0
 
 
@@ -51,7 +52,8 @@ def test_noisy_runs_are_not_interpolated_and_repeats_count():
     values = np.array([10.0, 12.0])  # a 2-unit step between neighbours the prior says differ by 0.27
     loud, _, _, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, values, np.ones(2), 1.0)
     quiet, _, _, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, values, np.ones(2), 0.01)
-    repeated, _, _, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, values, np.full(2, 100.0), 1.0)
+    repeated, _, _, _ = covariance_posterior(level, np.array([0.5, 0.5]), UNIT, 0.05, ran, values, np.full(2, 100.0),
+                                             1.0)
     assert abs(quiet[4] - quiet[3] - 2.0) < 0.05
     assert abs(loud[4] - loud[3]) < abs(repeated[4] - repeated[3]) < 2.0 + 1e-6
 

@@ -550,7 +550,9 @@ class TransferTuner:
                                                                           self._misfit(), F, yf, cf, noise,
                                                                           self.calibrate)
             if self.model_choice and len(seen) >= 4 and not target_only:
-                plain = GaussianProcess(constant_mean=True, noise_floor=noise**2).fit(rows[F], yf, cf)
+                # the runs may all lie where the target is flat: elsewhere it can still vary as a workload does
+                plain = GaussianProcess(constant_mean=True, noise_floor=noise**2,
+                                        variance_floor=self.prior.spread**2).fit(rows[F], yf, cf)
                 if plain.loo_squared_error() < loo_error:
                     pmean, pstd = plain.predict(rows)
                     return pmean, self._calibrated(plain, pstd), fail
