@@ -100,10 +100,12 @@ pattern differs from the others', and how far the target strays from them is a s
 earlier run missed it (``hindsight``; runs are chosen where the model was optimistic, so they miss more than
 a leave-one-out says), to a Student's t interval as that is estimated from few runs: on every replay table the
 next run fell inside the stated 95 % interval 0.91-0.96 of the time (0.68-0.89 before; docs/benchmarks.md, issue
-31).  Decisions read the leave-one-out calibration only (the hindsight widening made them worse on scout cost).  The defaults (one warm run, the covariance
-model, the experts in the ``broad`` regime, ``encoding="core"``, ``bound_slack`` 4) were chosen by issue 31's
-rule: against the engine before (two warm runs, the experts, ``canonical``, a slack of 2), no cell of any replay
-table worse beyond its seed spread, with the whole prior and with 70 % of it (docs/benchmarks.md).
+31).  Decisions read the leave-one-out calibration only (the hindsight widening made them worse on scout cost).
+The defaults (one warm run, the covariance model, the experts in the ``broad`` regime, ``encoding="core"``,
+``bound_slack`` 4; then calibrated spreads and the model choice for the covariance model too) were chosen by
+issue 31's rule: against the engine before (two warm runs, the experts, ``canonical``, a slack of 2; then the
+same without calibration or that model choice), no cell of any replay table worse beyond its seed spread, with
+the whole prior and with 70 % of it (docs/benchmarks.md).
 ``diverse_start`` (0: off) adds that many runs after the warm start on a
 structurally different option (at least a full step from every run so far,
 the cheapest the model expects): a portfolio rather than one bet, measured
