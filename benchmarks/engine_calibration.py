@@ -7,7 +7,7 @@ Leave one workload out, as the replay does: the engine (``TransferTuner``, the r
 cost) runs the target for ``--runs`` runs, each measured by drawing a recorded repeat.  Before each run after
 the first, the model the next choice reads (``predict(as_chosen=True)``) is judged at every candidate not yet run:
 z = (log true mean - predicted mean) / predicted sd; and at the candidate run next, by what ``iotune tune`` states
-of it, "the model expects X +- s" (``expectation``: the same model, its sd widened by how far its statements
+of it, "the model expects X (95 %: A to B)" (``expectation``: the same model, its sd widened by how far its statements
 missed the runs before, to a Student's t 95 % interval; "next run").  Reported per table, objective, variant and
 regime: the share of |z| < 1.96 (a 95 % interval's coverage), the share of |z| < 1 (the stated +- one sd: 68 %),
 and the mean z^2 (1 when the sd is right on average).

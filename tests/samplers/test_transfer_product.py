@@ -96,3 +96,19 @@ def test_the_reason_says_when_a_choice_is_kept_near_the_best_run():
         sampler.tell(configuration, Outcome.of([value]))
     assert any(narrowed and regime == "prior" for narrowed, _, regime in said)
     assert all(text == (narrowed and regime == "prior") for narrowed, text, regime in said)
+
+
+def test_a_reason_states_the_95_percent_interval_the_tuner_expects_the_run_in():
+    sampler = TransferSampler(SPACE, budget=6, workload={"size": 2**20}, prior=prior(), baseline=False)
+    stated = []
+    while batch := sampler.ask(1):
+        configuration = batch[0]
+        mean, std = sampler.engine.expectation(sampler._told())
+        index = sampler.index[configuration.key]
+        stated.append((sampler.reason(configuration), math.exp(mean[index] - 1.96 * std[index]),
+                       math.exp(mean[index] + 1.96 * std[index])))
+        sampler.tell(configuration, Outcome.of([seconds(configuration)]))
+    modelled = [(text, low, high) for text, low, high in stated if "expects" in text]
+    assert modelled
+    for text, low, high in modelled:
+        assert f"95 %: {low:.4g} s to {high:.4g} s" in text and low < high

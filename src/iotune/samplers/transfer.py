@@ -387,8 +387,9 @@ class TransferSampler(Sampler):
             return WINNERS_REASON
         if regime == "failing":
             return "every run so far failed: the configuration farthest from the failures"
-        mean, std = engine.expectation(told)  # log units: std is about a relative error
-        expected = f"{_value(math.exp(mean[pick]), self.objective)} ± {std[pick]:.0%}"
+        mean, std = engine.expectation(told)  # log units
+        expected = f"{_value(math.exp(mean[pick]), self.objective)} " \
+                   f"({_interval(mean[pick], std[pick], self.objective)})"
         if regime == "explore":
             text = f"exploring: the prior has not predicted this workload's runs; the model expects {expected}"
         elif regime == "broad":
@@ -406,6 +407,14 @@ class TransferSampler(Sampler):
             text += (f"; {out} candidate(s) ruled out by their price (they would have to run faster than "
                      f"best cost / price, more than {engine.bound_slack:g} times what any other workload sped up)")
         return text
+
+
+def _interval(mean: float, std: float, objective: str) -> str:
+    """The stated 95 % interval of a value whose log has ``mean`` and ``std`` (``TransferTuner.expectation``)."""
+    low, high = (_value(math.exp(mean + side * 1.96 * std), objective) for side in (-1.0, 1.0))
+    if objective == "bandwidth":  # the value is a time per MiB: its low end is the high bandwidth
+        low, high = high, low
+    return f"95 %: {low} to {high}"
 
 
 def _value(value: float, objective: str) -> str:
