@@ -50,3 +50,16 @@ def test_the_weights_do_not_depend_on_the_encoding():
 
 def test_one_prior_workload_learns_no_weights():
     assert weights(workloads=1) is None
+
+
+def test_a_reading_of_the_canonical_features_gets_a_weight_per_column_it_keeps():
+    from iotune.transfer import TransferTuner
+
+    points = [(f, n) for f in FAMILIES for n in COUNTS]
+    rows = encode(points, "onehot", "log2")
+    prior = Prior(np.repeat(np.arange(3), len(points)), np.vstack([rows] * 3),
+                  np.concatenate([[(40.0 + 10 * j) / n for _, n in points] for j in range(3)]),
+                  np.zeros(3 * len(points), dtype=bool))
+    tuner = TransferTuner(rows, prior, encoding="core", lengths="prior")
+    assert tuner._weights is not None and len(tuner._weights) == tuner._unit.shape[1]
+    assert tuner.suggest([]) and tuner.suggest([(0, 20.0)])

@@ -24,8 +24,9 @@ MOST_RUNS = 120  # per workload: a prior workload's runs beyond these are thinne
 def relevance(canonical, rows, values, labels) -> np.ndarray | None:
     """A weight per canonical column (mean square 1), or None with fewer than two prior workloads or no column.
 
-    ``canonical``: a fitted ``Canonical``; ``rows``, ``values``, ``labels``: the prior's successful runs (feature
-    rows in the given encoding), their log values less their workload's mean, and their workloads."""
+    ``canonical``: a fitted ``Canonical`` or a ``selection.Reading`` of one (the engine's ``encoding="core"`` and
+    ``"select"``: a weight per column of that reading); ``rows``, ``values``, ``labels``: the prior's successful
+    runs (feature rows in the given encoding), their log values less their workload's mean, and their workloads."""
     if canonical is None or len(rows) == 0:
         return None
     X = canonical.transform(rows)
