@@ -400,13 +400,14 @@ class TransferTuner:
     def _statements(self, observations) -> list[float]:
         """z^2 of each statement ``hindsight`` judges, memoised per runs so far (a pure function of them)."""
         observations = [(int(c), None if v is None else float(v)) for c, v in observations]
-        z2 = []
+        z2: list[float] = []
         for i in range(1, len(observations)):
             key = tuple(observations[:i + 1])
             if key not in self._hindsight:
                 self._hindsight[key] = self._statement_z2(observations[:i], *observations[i])
-            if self._hindsight[key] is not None:
-                z2.append(self._hindsight[key])
+            judged = self._hindsight[key]
+            if judged is not None:
+                z2.append(judged)
         return z2
 
     def _statement_z2(self, before, candidate: int, value: float | None) -> float | None:
