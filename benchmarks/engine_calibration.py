@@ -25,6 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import t as student
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -33,7 +34,7 @@ from replay_strategies import known_price  # noqa: E402
 
 from iotune.transfer import Prior, TransferTuner, load_table  # noqa: E402
 
-VARIANTS = {"calibrated": {}, "uncalibrated": {"calibrate": False}}
+VARIANTS = {"calibrated": {}, "uncalibrated": {"calibrate": False}, "no-model-choice": {"model_choice": False}}
 
 
 def _one_target(task) -> list[dict]:
@@ -63,10 +64,13 @@ def _one_target(task) -> list[dict]:
                     z = (truth - mean) / std
                     stated_mean, stated_std = tuner.expectation(observations)
                     picked = [float((truth[c] - stated_mean[c]) / stated_std[c])] if unrun[c] else []
+                    # the same statement before its t widening, and how many earlier statements were judged
+                    judged = len(tuner._statements(observations))
+                    before_t = [z * student.ppf(0.975, judged + 2) / 1.96 for z in picked]
                     rows.append({"table": table_name, "objective": objective, "variant": variant,
                                  "regime": tuner.regime(observations), "target": table.workloads[target],
                                  "seed": seed, "runs": len(observations), "z": z[unrun].tolist(),
-                                 "z_pick": picked})
+                                 "z_pick": picked, "z_pick_before_t": before_t, "judged": judged})
                 observations.append((c, table.measure(objective, target, int(available[c]), rng)))
     return rows
 
@@ -84,6 +88,21 @@ def summarise(rows: list[dict]) -> list[dict]:
                         "candidates": len(z), "covered_95": float(np.mean(z < 1.96)),
                         "covered_68": float(np.mean(z < 1.0)), "mean_z2": float(np.mean(z**2))})
     return summary
+
+
+def by_judged(rows: list[dict]) -> str:
+    """The next run's coverage by the number of earlier statements judged, every table pooled, per variant."""
+    groups = defaultdict(lambda: ([], []))
+    for row in rows:
+        stated, before_t = groups[(row["variant"], min(row["judged"], 4))]
+        stated.extend(row["z_pick"])
+        before_t.extend(row["z_pick_before_t"])
+    lines = ["| variant | statements judged before | next runs | 95 % held, stated | 95 % held, without the t "
+             "widening |", "|---|---|---|---|---|"]
+    for (variant, judged), (stated, before_t) in sorted(groups.items()):
+        lines.append(f"| {variant} | {judged if judged < 4 else '4 or more'} | {len(stated)} | "
+                     f"{np.mean(np.abs(stated) < 1.96):.2f} | {np.mean(np.abs(before_t) < 1.96):.2f} |")
+    return "\n".join(lines)
 
 
 def markdown(summary: list[dict], variants: list[str]) -> str:
@@ -126,10 +145,12 @@ def main() -> None:
         rows = [row for result in pool.map(_one_target, tasks, chunksize=1) for row in result]
     summary = summarise(rows)
     print(markdown(summary, variants))
+    print()
+    print(by_judged(rows))
     print(f"\n{len(tasks)} targets in {time.perf_counter() - start:.0f} s on {platform.node()}")
     if args.out:
-        Path(args.out + ".json").write_text(json.dumps({"command": " ".join(sys.argv), "summary": summary},
-                                                       indent=1))
+        Path(args.out + ".json").write_text(json.dumps({"command": " ".join(sys.argv), "summary": summary,
+                                                        "by_judged": by_judged(rows)}, indent=1))
 
 
 if __name__ == "__main__":
