@@ -40,7 +40,8 @@ random draws, the space-filling start without a prior):
    residuals (signal variance at least misfit^2), its uncertainty the
    experts' disagreement plus the GP's.  From four measured candidates on,
    when the leave-one-out error of a plain GP on the target's own points is
-   lower than the model's (either model), the plain GP (``model_choice``).
+   lower than the model's (either model), the plain GP (``model_choice``; in
+   place of the covariance model, with a spread no narrower than its).
    Every model's spread is calibrated (``calibrate``): widened by the root
    of its runs' mean leave-one-out z^2 when above 1, so a prior that explains
    the target's runs worse than it claims is as much less sure of the rest
@@ -99,7 +100,7 @@ pattern differs from the others', and how far the target strays from them is a s
 (``expectation``) is that model's mean and its spread widened further by how far its statements before each
 earlier run missed it (``hindsight``; runs are chosen where the model was optimistic, so they miss more than
 a leave-one-out says), to a Student's t interval as that is estimated from few runs: on every replay table the
-next run fell inside the stated 95 % interval 0.91-0.96 of the time (0.68-0.89 before; docs/benchmarks.md, issue
+next run fell inside the stated 95 % interval 0.92-0.97 of the time (0.68-0.89 before; docs/benchmarks.md, issue
 31).  Decisions read the leave-one-out calibration only (the hindsight widening made them worse on scout cost).
 The defaults (one warm run, the covariance model, the experts in the ``broad`` regime, ``encoding="core"``,
 ``bound_slack`` 4; then calibrated spreads and the model choice for the covariance model too) were chosen by
@@ -567,8 +568,10 @@ class TransferTuner:
                 plain = GaussianProcess(constant_mean=True, noise_floor=noise**2,
                                         variance_floor=self.prior.spread**2).fit(rows[F], yf, cf)
                 if plain.loo_squared_error() < loo_error:
+                    # its mean predicts the runs better; its spread, fitted to a few of them, is no surer than
+                    # the model it replaces (else the first statements after the switch undercover)
                     pmean, pstd = plain.predict(rows)
-                    return pmean, self._calibrated(plain, pstd), fail
+                    return pmean, np.maximum(self._calibrated(plain, pstd), cov_std), fail
             # explore keeps the prior's covariance unless it cannot explain the target's runs at all
             if not target_only or surprise <= SURPRISE_LIMIT:
                 return cov_mean, cov_std, fail
