@@ -25,7 +25,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import t as student
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -33,6 +32,7 @@ from replay_encodings import table_spec  # noqa: E402
 from replay_strategies import known_price  # noqa: E402
 
 from iotune.transfer import Prior, TransferTuner, load_table  # noqa: E402
+from iotune.transfer.engine import t_widening  # noqa: E402
 
 VARIANTS = {"calibrated": {}, "uncalibrated": {"calibrate": False}, "no-model-choice": {"model_choice": False}}
 
@@ -65,8 +65,8 @@ def _one_target(task) -> list[dict]:
                     stated_mean, stated_std = tuner.expectation(observations)
                     picked = [float((truth[c] - stated_mean[c]) / stated_std[c])] if unrun[c] else []
                     # the same statement before its t widening, and how many earlier statements were judged
-                    judged = len(tuner._statements(observations))
-                    before_t = [z * student.ppf(0.975, judged + 2) / 1.96 for z in picked]
+                    judged = len(tuner.statements(observations))
+                    before_t = [z * t_widening(judged) for z in picked]
                     rows.append({"table": table_name, "objective": objective, "variant": variant,
                                  "regime": tuner.regime(observations), "target": table.workloads[target],
                                  "seed": seed, "runs": len(observations), "z": z[unrun].tolist(),

@@ -381,25 +381,21 @@ class TransferTuner:
     def expectation(self, observations=()) -> tuple[np.ndarray, np.ndarray]:
         """What the next run is stated to give: ``predict(observations, as_chosen=True)``, its standard deviation
         widened by how far the same statement missed the runs already made (``hindsight``) and, as that widening
-        is estimated from few statements, to a Student's t 95 % interval with two degrees of freedom more than
-        the statements judged (1.96 of the stated deviations are that interval)."""
-        from scipy.stats import t as student  # scipy.stats: loaded when used (half a second)
-
+        is estimated from few statements, by ``t_widening`` (1.96 of the stated deviations are a 95 % interval)."""
         mean, std = self.predict(observations, as_chosen=True)
-        judged = len(self._statements(observations))
-        return mean, std * math.sqrt(self.hindsight(observations)) * student.ppf(0.975, judged + 2) / 1.96
+        z2 = self.statements(observations)
+        return mean, std * math.sqrt(_hindsight(z2)) * t_widening(len(z2))
 
     def hindsight(self, observations=()) -> float:
-        """Mean z^2 of the statements before each run (``predict(as_chosen=True)`` of the runs before it, at the
-        candidate it ran, with a run's noise) against what it returned, when above 1; else 1.  Prequential
-        (Dawid 1984): runs chosen because the model was optimistic there miss more than a leave-one-out says.
-        Only runs a statement was made for count: a first run of a candidate, by the model (not the warm
-        start, a re-run or a run away from failures), that succeeded."""
-        z2 = self._statements(observations)
-        return max(1.0, float(np.mean(z2))) if z2 else 1.0
+        """Mean z^2 of the statements before each run (``statements``) when above 1; else 1.  Prequential
+        (Dawid 1984): runs chosen because the model was optimistic there miss more than a leave-one-out says."""
+        return _hindsight(self.statements(observations))
 
-    def _statements(self, observations) -> list[float]:
-        """z^2 of each statement ``hindsight`` judges, memoised per runs so far (a pure function of them)."""
+    def statements(self, observations=()) -> list[float]:
+        """z^2 of each statement made before a run (``predict(as_chosen=True)`` of the runs before it, at the
+        candidate it ran, with a run's noise) against what it returned.  Only runs a statement was made for
+        count: a first run of a candidate, by the model (not the warm start, a re-run or a run away from
+        failures), that succeeded.  Memoised per runs so far (a pure function of them)."""
         observations = [(int(c), None if v is None else float(v)) for c, v in observations]
         z2: list[float] = []
         for i in range(1, len(observations)):
@@ -813,6 +809,18 @@ class TransferTuner:
         if gap >= 2.0 * standard_error:
             return None
         return int(summary.measured[b if summary.count[b] < summary.count[a] else a])
+
+
+def t_widening(judged: int) -> float:
+    """How much wider a Student's t 95 % interval with two degrees of freedom more than the ``judged`` statements
+    is than a normal one: the stated spread's widening while few statements have been judged."""
+    from scipy.stats import t as student  # scipy.stats: loaded when used (half a second)
+
+    return float(student.ppf(0.975, judged + 2) / 1.96)
+
+
+def _hindsight(z2: list[float]) -> float:
+    return max(1.0, float(np.mean(z2))) if z2 else 1.0
 
 
 def _known_price(price, candidates: np.ndarray, prior: Prior, log: bool) -> tuple[np.ndarray, Prior]:
