@@ -34,7 +34,8 @@ from replay_strategies import known_price  # noqa: E402
 from iotune.transfer import Prior, TransferTuner, load_table  # noqa: E402
 from iotune.transfer.engine import t_widening  # noqa: E402
 
-VARIANTS = {"calibrated": {}, "uncalibrated": {"calibrate": False}, "no-model-choice": {"model_choice": False}}
+VARIANTS = {"calibrated": {}, "uncalibrated": {"calibrate": False}, "no-model-choice": {"model_choice": False},
+            "gp-explore": {"explore_model": "gp"}}
 
 
 def _one_target(task) -> list[dict]:

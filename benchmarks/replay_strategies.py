@@ -358,7 +358,7 @@ def exhaustive(table, spec, objective, target, seed, budget, rng):
 
 # the engine's defaults before issue 31's covariance model (the variants below that name it start from them)
 BEFORE_31 = {"encoding": "canonical", "model": "experts", "warm_start": 2, "broad_model": "same", "bound_slack": 2.0,
-             "calibrate": False}
+             "calibrate": False, "explore_model": "gp"}
 EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engine(regimes=False, bound_slack=None),
          "engine-diverse": _engine(diverse_start=1), "engine-costwarm": _engine(warm_price=1.0),
          "engine-linear": _product(counts="linear"), "engine-given": _product(**BEFORE_31 | {"encoding": "given"}),
@@ -378,5 +378,6 @@ EXTRA = {"engine-noprice": _engine(use_price=False), "engine-noevidence": _engin
          "engine-cov1": _product(**BEFORE_31 | {"model": "covariance", "warm_start": 1}),
          "engine-cov1b": _product(**BEFORE_31 | {"model": "covariance", "warm_start": 1, "broad_model": "experts"}),
          "engine-uncalibrated": _product(calibrate=False),
+         "engine-gp-explore": _product(explore_model="gp"),
          "tpe": optuna_tpe, "acic-forest": acic_forest, "gp-ei-sklearn": gp_ei_sklearn, "exhaustive": exhaustive}
 """Slower strategies run only when named (``--strategies``)."""

@@ -121,8 +121,9 @@ def test_an_unknown_model_is_refused(options):
 
 
 def test_a_stated_expectation_comes_from_the_model_the_choice_read():
-    # never explore (broad at run 12); no model choice (from four runs either model may yield to a plain GP)
-    tuner, observations, _ = tune("onehot", runs=11, agreement_below=-2.0, model_choice=False)
+    # never explore (broad at run 12); no model choice (from four runs either model may yield to a plain GP); the
+    # broad regime's experts, not the forest it reads from ten runs by default
+    tuner, observations, _ = tune("onehot", runs=11, agreement_below=-2.0, model_choice=False, explore_model="gp")
     assert tuner.regime(observations) == "broad"
     experts = TransferTuner(*priced_setting("onehot")[:2], seed=0, price=priced_setting("onehot")[3],
                             model="experts", model_choice=False)

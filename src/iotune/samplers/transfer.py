@@ -411,15 +411,20 @@ class TransferSampler(Sampler):
 
 def _interval(mean: float, std: float, objective: str) -> str:
     """The stated 95 % interval of a value whose log has ``mean`` and ``std`` (``TransferTuner.expectation``)."""
-    low, high = (_value(math.exp(mean + side * 1.96 * std), objective) for side in (-1.0, 1.0))
+    # a statement that missed its runs by far is widened by far: its bound may lie beyond a float's range
+    low, high = (_value(_exp(mean + side * 1.96 * std), objective) for side in (-1.0, 1.0))
     if objective == "bandwidth":  # the value is a time per MiB: its low end is the high bandwidth
         low, high = high, low
     return f"95 %: {low} to {high}"
+
+
+def _exp(x: float) -> float:
+    return math.inf if x > 709.0 else math.exp(x)
 
 
 def _value(value: float, objective: str) -> str:
     if objective == "time":
         return f"{value:.4g} s"
     if objective == "bandwidth":
-        return f"{1 / value:.4g} MiB/s" if value > 0 else "-"
+        return f"{1 / value:.4g} MiB/s" if value > 0 else "inf MiB/s"  # a time per MiB that underflowed to 0
     return f"{value:.4g}"

@@ -42,10 +42,11 @@ random draws, the space-filling start without a prior):
    when the leave-one-out error of a plain GP on the target's own points is
    lower than the model's (either model), the plain GP (``model_choice``; in
    place of the covariance model, with a spread no narrower than its).
-   Every model's spread is calibrated (``calibrate``): widened by the root
+   Every GP's spread is calibrated (``calibrate``): widened by the root
    of its runs' mean leave-one-out z^2 when above 1, so a prior that explains
    the target's runs worse than it claims is as much less sure of the rest
-   (not narrowed when below).  The next run maximises
+   (not narrowed when below); the explore regime's forest's spread is its
+   trees' disagreement, as SMAC reads it.  The next run maximises
    expected improvement times the chance the candidate does not fail: the
    similarity-weighted share of prior workloads that failed on it, updated
    by the target's own failed and successful runs nearby.  A candidate that
@@ -64,8 +65,12 @@ when the other workloads' consensus ranks the target's runs no better than
 chance (Spearman's rho below ``agreement_below``, over runs that differ by more
 than the prior's misfit plus twice the runs' noise), or the target fails more often than the prior said
 where it ran (a binomial tail, noticed from two failures on), the next choice
-is ``explore``: expected improvement of a GP on the target's own runs (the
-failure chance scaled up by how much more it fails).  From ``explore_after``
+is ``explore``: expected improvement of a random forest on the target's own runs
+(``explore_model="forest"``, the default; ``iotune.transfer.forest``: its trees
+split on a threshold, such as the memory a job needs, where a GP smooths it
+away), of the cost itself under a known price, the failure chance scaled up by
+how much more it fails; of candidates it cannot tell apart, the one farthest
+from every run.  From ``explore_after``
 runs on, every other run maximises expected improvement with the model's
 uncertainty widened ``broad_spread`` times (``broad``: where the model is least
 sure, still steered away from what the prior knows is bad).  When every run
@@ -95,18 +100,20 @@ start: 1 is a radius of one step at once) and ``trust_explore`` (the trust regio
 regime too).
 With ``model="covariance"`` a run that follows one workload's pattern moves the predictions wherever that
 pattern differs from the others', and how far the target strays from them is a scale fitted to its runs; the
-``explore`` regime reads it too unless it cannot explain the target's runs (their mean leave-one-out z^2 above
-``SURPRISE_LIMIT``), and then a GP on the target's own runs.  What a user is told of the next run
+``explore`` regime reads the forest (with ``explore_model="gp"``, the default before: the covariance model unless
+it cannot explain the target's runs, their mean leave-one-out z^2 above ``SURPRISE_LIMIT``, and then a GP on the
+target's own runs).  What a user is told of the next run
 (``expectation``) is that model's mean and its spread widened further by how far its statements before each
 earlier run missed it (``hindsight``; runs are chosen where the model was optimistic, so they miss more than
 a leave-one-out says), to a Student's t interval as that is estimated from few runs: on every replay table the
 next run fell inside the stated 95 % interval 0.92-0.97 of the time (0.68-0.89 before; docs/benchmarks.md, issue
 31).  Decisions read the leave-one-out calibration only (the hindsight widening made them worse on scout cost).
 The defaults (one warm run, the covariance model, the experts in the ``broad`` regime, ``encoding="core"``,
-``bound_slack`` 4; then calibrated spreads and the model choice for the covariance model too) were chosen by
-issue 31's rule: against the engine before (two warm runs, the experts, ``canonical``, a slack of 2; then the
-same without calibration or that model choice), no cell of any replay table worse beyond its seed spread, with
-the whole prior and with 70 % of it (docs/benchmarks.md).
+``bound_slack`` 4; then calibrated spreads and the model choice for the covariance model too; then the forest in
+the explore regime) were chosen by issue 31's rule: against the engine before (two warm runs, the experts,
+``canonical``, a slack of 2; then the same without calibration or that model choice; then with a GP in the
+explore regime), no cell of any replay table worse beyond its seed spread, with the whole prior and with 70 % of
+it (docs/benchmarks.md).
 ``diverse_start`` (0: off) adds that many runs after the warm start on a
 structurally different option (at least a full step from every run so far,
 the cheapest the model expects): a portfolio rather than one bet, measured
@@ -147,6 +154,7 @@ from iotune.transfer import evidence
 from iotune.transfer.canonical import Canonical
 from iotune.transfer.covariance import covariance_posterior
 from iotune.transfer.errors import TransferError
+from iotune.transfer.forest import forest_posterior
 from iotune.transfer.gp import GaussianProcess, matern52
 from iotune.transfer.lengths import relevance
 from iotune.transfer.observations import Summary, summarise
@@ -158,6 +166,7 @@ ENCODINGS = ("core", "canonical", "given", "select", "ensemble")
 EXPERTS = ("time", "both")
 LENGTHS = ("even", "prior")
 MODELS = ("experts", "covariance")
+EXPLORE_MODELS = ("forest", "gp")
 REGIMES = ("start", "prior", "explore", "broad", "failing", "space")
 DEFAULT_NOISE = 0.02
 WARM_START = 1  # runs of the other workloads' winners before the model chooses (issue 31: one, not two)
@@ -195,7 +204,8 @@ class TransferTuner:
                  diverse_start: int = 0, broad_spread: float = 3.0, warm_price: float | None = 0.0,
                  trust_region: bool = True, encoding: str = "core", experts: str = "time",
                  lengths: str = "even", trust_start: int = 0, trust_explore: bool = False,
-                 model: str = "covariance", broad_model: str = "experts", calibrate: bool = True):
+                 model: str = "covariance", broad_model: str = "experts", calibrate: bool = True,
+                 explore_model: str = "forest"):
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim == 1:
             candidates = candidates.reshape(-1, 1)
@@ -209,6 +219,8 @@ class TransferTuner:
             raise TransferError(f"experts must be one of {', '.join(EXPERTS)}, got {experts!r}")
         if model not in MODELS:
             raise TransferError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+        if explore_model not in EXPLORE_MODELS:
+            raise TransferError(f"explore_model must be one of {', '.join(EXPLORE_MODELS)}, got {explore_model!r}")
         if broad_model not in ("same", "experts"):
             raise TransferError(f"broad_model must be 'same' or 'experts', got {broad_model!r}")
         if lengths not in LENGTHS:
@@ -256,6 +268,7 @@ class TransferTuner:
         self.trust_explore = trust_explore
         self.model = model
         self.broad_model = broad_model
+        self.explore_model = explore_model
         rows = np.vstack([candidates, prior.configurations])
         self._low = rows.min(axis=0)
         span = rows.max(axis=0) - self._low
@@ -277,6 +290,9 @@ class TransferTuner:
         self._weights = relevance(self._canonical, *_effects(prior, log, by_workload=True)) \
             if self._canonical is not None and lengths == "prior" else None
         self._unit = self._scale(candidates)
+        # the explore regime's forest reads every canonical feature, the derived ones too
+        whole = self._canonical.canonical if isinstance(self._canonical, Reading) else self._canonical
+        self._tree_rows = whole.transform(candidates) if whole is not None else self._unit
         self.prior: PriorMatrix = lay_over(prior, candidates, self._scale, log, normalise, self._offset)
         self._similarity = self._workload_similarity(workload)
         self._cost_shape = _shape(self.prior.level + self._offset, normalise) \
@@ -366,14 +382,16 @@ class TransferTuner:
 
     def predict(self, observations=(), as_chosen: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``).
-        ``as_chosen``: from the model the current regime's next choice reads (``explore``: the target's own runs
-        unless the covariance explains them; ``broad`` with ``broad_model="experts"``: the experts'), so a stated
-        expectation is the one the choice rested on."""
+        ``as_chosen``: from the model the current regime's next choice reads (``explore``: the forest on the
+        target's own runs, or with ``explore_model="gp"`` a GP on them unless the covariance explains them;
+        ``broad`` with ``broad_model="experts"``: the experts'), so a stated expectation is the one the choice
+        rested on."""
         summary = self._summarise(observations)
         if as_chosen:
             regime = self._regime(summary)
             mean, std, _ = self._model(summary, target_only=regime == "explore",
-                                       experts=regime == "broad" and self.broad_model == "experts")
+                                       experts=regime == "broad" and self.broad_model == "experts",
+                                       forest=self._forest_now(summary, regime))
         else:
             mean, std = self._posterior(summary)
         return mean + self._offset, std
@@ -521,7 +539,7 @@ class TransferTuner:
         return mean, std
 
     def _model(self, summary: Summary, target_only: bool = False, unit: np.ndarray | None = None,
-               experts: bool = False):
+               experts: bool = False, forest: bool = False):
         """Mean, standard deviation and failure probability per candidate; ``target_only``: the mean and
         deviation of a GP on the target's own runs (the prior still informs the failure chance).  ``unit``: the
         candidates' rows the GPs read (the engine's, by default; one reading of an ensemble).  ``experts``: the
@@ -554,6 +572,11 @@ class TransferTuner:
         if len(seen) == 0:
             return mean, np.sqrt(disagreement), fail
         F, yf, cf = self._imputed(summary)
+        if forest:
+            # the forest learns the value the choice compares (with a known price, the cost: its cliffs are
+            # where a threshold on the features meets the price), and gives it back in the engine's units
+            fmean, fstd = forest_posterior(self._tree_rows, F, yf + self._offset[F], self.seed)
+            return fmean - self._offset, fstd, fail
         if self.model == "covariance" and not experts:
             weights = w[:J] + w[J:] if len(w) > J else w  # experts="both": a workload's two experts as one
             cov_mean, cov_std, surprise, loo_error = covariance_posterior(self.prior.level, weights, rows,
@@ -707,19 +730,43 @@ class TransferTuner:
         incumbent = (summary.mean + self._offset[summary.measured]).min()
         gain = np.zeros(n)
         experts = regime == "broad" and self.broad_model == "experts"
+        forest = self._forest_now(summary, regime)
         for unit in self._ensemble or [self._unit]:  # an ensemble: the mean of each reading's acquisition
-            mean, std, fail = self._model(summary, target_only=regime == "explore", unit=unit, experts=experts)
+            mean, std, fail = self._model(summary, target_only=regime == "explore", unit=unit, experts=experts,
+                                          forest=forest)
             if regime == "broad":
                 std = std * self.broad_spread
             gain += _expected_improvement(mean + self._offset, std, incumbent) * (1.0 - fail)
         gain /= len(self._ensemble or [self._unit])
         gain = np.where(fresh, gain, -np.inf)
         pick = int(np.argmax(gain))
+        if forest:
+            pick = self._farthest_of_ties(summary, gain, pick)
         if first and gain[pick] < self.remeasure_below:
             again = self._remeasure(summary, allowed, self._noise(summary))
             if again is not None:
                 return again
         return pick
+
+    def _forest_now(self, summary: Summary, regime: str) -> bool:
+        """Whether the next choice reads the forest on the target's own runs: ``explore_model="forest"``, in the
+        ``explore`` or ``broad`` regime, from ``explore_after`` runs on (before, with a few runs, a GP's smoothness
+        is the better bet: on cherrypick's terasort and scout's kmeans and regression on the bigdata input the forest
+        from the first explore run needed more runs; docs/benchmarks.md, issue 31)."""
+        return self.explore_model == "forest" and regime in ("explore", "broad") and bool(self.explore_after) \
+            and summary.runs >= self.explore_after
+
+    def _farthest_of_ties(self, summary: Summary, gain: np.ndarray, pick: int) -> int:
+        """Of the candidates whose gain ties ``pick``'s (a forest's trees give whole regions one value), the one
+        farthest from every run: what the model cannot tell apart, the runs have said least about.  (Left to
+        the candidates' order, or to rounding, the replay's cherrypick cost at k = 10 moved by 0.2 between
+        equally arbitrary orders; docs/benchmarks.md, issue 31.)"""
+        ties = np.flatnonzero(gain >= gain[pick] - 1e-9 * abs(gain[pick]))
+        if len(ties) == 1:
+            return pick
+        ran = summary.measured if len(summary.measured) else np.array(sorted(summary.failed), dtype=int)
+        distance = np.sqrt(((self._unit[ties, None, :] - self._unit[None, ran, :]) ** 2).sum(-1)).min(axis=1)
+        return int(ties[int(np.argmax(distance))])
 
     def _away_from_failures(self, summary: Summary, fresh: np.ndarray) -> int:
         """Every run failed: the candidate farthest from the failed ones, weighed by its chance of running."""
