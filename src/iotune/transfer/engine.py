@@ -45,8 +45,8 @@ random draws, the space-filling start without a prior):
    Every GP's spread is calibrated (``calibrate``): widened by the root
    of its runs' mean leave-one-out z^2 when above 1, so a prior that explains
    the target's runs worse than it claims is as much less sure of the rest
-   (not narrowed when below); the explore regime's forest's spread is its
-   trees' disagreement, as SMAC reads it.  The next run maximises
+   (not narrowed when below); the forest's spread (below) is its trees'
+   disagreement, as SMAC reads it.  The next run maximises
    expected improvement times the chance the candidate does not fail: the
    similarity-weighted share of prior workloads that failed on it, updated
    by the target's own failed and successful runs nearby.  A candidate that
@@ -65,12 +65,13 @@ when the other workloads' consensus ranks the target's runs no better than
 chance (Spearman's rho below ``agreement_below``, over runs that differ by more
 than the prior's misfit plus twice the runs' noise), or the target fails more often than the prior said
 where it ran (a binomial tail, noticed from two failures on), the next choice
-is ``explore``: expected improvement of a random forest on the target's own runs
-(``explore_model="forest"``, the default; ``iotune.transfer.forest``: its trees
-split on a threshold, such as the memory a job needs, where a GP smooths it
-away), of the cost itself under a known price, the failure chance scaled up by
-how much more it fails; of candidates it cannot tell apart, the one farthest
-from every run.  From ``explore_after``
+is ``explore``: expected improvement of a GP on the target's own runs (the
+failure chance scaled up by how much more it fails).  From ``explore_after``
+runs on, the ``explore`` and ``broad`` regimes read a random forest on the
+target's own runs instead (``explore_model="forest"``, the default;
+``iotune.transfer.forest``: its trees split on a threshold, such as the memory
+a job needs, where a GP smooths it away), of the cost itself under a known
+price; of candidates it cannot tell apart, the one farthest from every run.  From ``explore_after``
 runs on, every other run maximises expected improvement with the model's
 uncertainty widened ``broad_spread`` times (``broad``: where the model is least
 sure, still steered away from what the prior knows is bad).  When every run
@@ -100,9 +101,9 @@ start: 1 is a radius of one step at once) and ``trust_explore`` (the trust regio
 regime too).
 With ``model="covariance"`` a run that follows one workload's pattern moves the predictions wherever that
 pattern differs from the others', and how far the target strays from them is a scale fitted to its runs; the
-``explore`` regime reads the forest (with ``explore_model="gp"``, the default before: the covariance model unless
-it cannot explain the target's runs, their mean leave-one-out z^2 above ``SURPRISE_LIMIT``, and then a GP on the
-target's own runs).  What a user is told of the next run
+``explore`` regime reads it too unless it cannot explain the target's runs (their mean leave-one-out z^2 above
+``SURPRISE_LIMIT``), and then a GP on the target's own runs; from ``explore_after`` runs on, the forest.
+What a user is told of the next run
 (``expectation``) is that model's mean and its spread widened further by how far its statements before each
 earlier run missed it (``hindsight``; runs are chosen where the model was optimistic, so they miss more than
 a leave-one-out says), to a Student's t interval as that is estimated from few runs: on every replay table the
@@ -382,10 +383,10 @@ class TransferTuner:
 
     def predict(self, observations=(), as_chosen: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``).
-        ``as_chosen``: from the model the current regime's next choice reads (``explore``: the forest on the
-        target's own runs, or with ``explore_model="gp"`` a GP on them unless the covariance explains them;
-        ``broad`` with ``broad_model="experts"``: the experts'), so a stated expectation is the one the choice
-        rested on."""
+        ``as_chosen``: from the model the current regime's next choice reads (``explore``: the target's own runs
+        unless the covariance explains them; ``broad`` with ``broad_model="experts"``: the experts'; in both from
+        ``explore_after`` runs on, the forest of the target's runs), so a stated expectation is the one the
+        choice rested on."""
         summary = self._summarise(observations)
         if as_chosen:
             regime = self._regime(summary)
