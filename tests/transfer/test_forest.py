@@ -26,17 +26,18 @@ def test_the_forest_keeps_a_cliff_sharp_where_a_smooth_model_blurs_it():
 
 
 def explored():
-    """A tuner in the explore regime: every other workload ranks the target's runs backwards."""
+    """Costs that put a tuner in the explore regime: every other workload ranks the target's runs backwards."""
     candidates = line(20)
     x = candidates[:, 0]
-    curves = np.array([np.exp(2.0 * x + 0.05 * j * np.sin(7 * x)) for j in range(5)])
-    target = np.exp(-2.0 * x)
-    return candidates, prior_of(curves, candidates), lambda c: float(target[c]), target
+    price = 1.0 + x
+    curves = np.array([np.exp(2.0 * x + 0.05 * j * np.sin(7 * x)) * price for j in range(5)])
+    target = np.exp(-2.0 * x) * price
+    return candidates, prior_of(curves, candidates), lambda c: float(target[c]), price
 
 
-def test_from_explore_after_runs_exploring_reads_a_forest_that_never_states_beyond_the_runs():
-    candidates, prior, truth, target = explored()
-    observations, regimes = drive(TransferTuner(candidates, prior, noise=0.01, explore_after=6), truth, 6)
+def test_under_a_price_from_explore_after_runs_exploring_reads_a_forest_that_never_states_beyond_the_runs():
+    candidates, prior, truth, price = explored()
+    observations, regimes = drive(TransferTuner(candidates, prior, noise=0.01, price=price, explore_after=6), truth, 6)
     assert regimes[-1] == "explore"
 
     def stated(runs, **options):
@@ -44,17 +45,19 @@ def test_from_explore_after_runs_exploring_reads_a_forest_that_never_states_beyo
         assert tuner.regime(runs) == "explore"
         return tuner.predict(runs, as_chosen=True)[0]
 
-    forest = stated(observations, explore_after=6)
+    forest = stated(observations, price=price, explore_after=6)
     measured = np.log([v for _, v in observations])
     # a forest's mean is an average of the runs' values: nothing beyond the best or worst run
     assert forest.min() >= measured.min() - 1e-9 and forest.max() <= measured.max() + 1e-9
-    gp = stated(observations, explore_after=6, explore_model="gp")
+    gp = stated(observations, price=price, explore_after=6, explore_model="gp")
     assert not np.allclose(forest, gp)
-    # with fewer runs than explore_after (ten, the default), the GP on the target's runs still chooses
-    np.testing.assert_allclose(stated(observations), gp)
+    # with fewer runs than explore_after (ten, the default), or without a price, the GP chooses
+    np.testing.assert_allclose(stated(observations, price=price), gp)
+    np.testing.assert_allclose(stated(observations, explore_after=6),
+                               stated(observations, explore_after=6, explore_model="gp"))
     # rebuilt from the same runs, it chooses the same
-    assert TransferTuner(candidates, prior, noise=0.01, explore_after=6).suggest(observations) \
-        == TransferTuner(candidates, prior, noise=0.01, explore_after=6).suggest(observations)
+    assert TransferTuner(candidates, prior, noise=0.01, price=price, explore_after=6).suggest(observations) \
+        == TransferTuner(candidates, prior, noise=0.01, price=price, explore_after=6).suggest(observations)
 
 
 def test_of_candidates_the_forest_cannot_tell_apart_the_one_farthest_from_the_runs_is_run():

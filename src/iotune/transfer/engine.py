@@ -66,9 +66,9 @@ chance (Spearman's rho below ``agreement_below``, over runs that differ by more
 than the prior's misfit plus twice the runs' noise), or the target fails more often than the prior said
 where it ran (a binomial tail, noticed from two failures on), the next choice
 is ``explore``: expected improvement of a GP on the target's own runs (the
-failure chance scaled up by how much more it fails).  From ``explore_after``
-runs on, the ``explore`` and ``broad`` regimes read a random forest on the
-target's own runs instead (``explore_model="forest"``, the default;
+failure chance scaled up by how much more it fails).  Under a known price, from
+``explore_after`` runs on, the ``explore`` and ``broad`` regimes read a random
+forest on the target's own runs instead (``explore_model="forest"``, the default;
 ``iotune.transfer.forest``: its trees split on a threshold, such as the memory
 a job needs, where a GP smooths it away), of the cost itself under a known
 price; of candidates it cannot tell apart, the one farthest from every run.  From ``explore_after``
@@ -102,7 +102,8 @@ regime too).
 With ``model="covariance"`` a run that follows one workload's pattern moves the predictions wherever that
 pattern differs from the others', and how far the target strays from them is a scale fitted to its runs; the
 ``explore`` regime reads it too unless it cannot explain the target's runs (their mean leave-one-out z^2 above
-``SURPRISE_LIMIT``), and then a GP on the target's own runs; from ``explore_after`` runs on, the forest.
+``SURPRISE_LIMIT``), and then a GP on the target's own runs; under a price, from ``explore_after`` runs on, the
+forest.
 What a user is told of the next run
 (``expectation``) is that model's mean and its spread widened further by how far its statements before each
 earlier run missed it (``hindsight``; runs are chosen where the model was optimistic, so they miss more than
@@ -384,8 +385,8 @@ class TransferTuner:
     def predict(self, observations=(), as_chosen: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``).
         ``as_chosen``: from the model the current regime's next choice reads (``explore``: the target's own runs
-        unless the covariance explains them; ``broad`` with ``broad_model="experts"``: the experts'; in both from
-        ``explore_after`` runs on, the forest of the target's runs), so a stated expectation is the one the
+        unless the covariance explains them; ``broad`` with ``broad_model="experts"``: the experts'; in both under a
+        price, from ``explore_after`` runs on, the forest of the target's runs), so a stated expectation is the one the
         choice rested on."""
         summary = self._summarise(observations)
         if as_chosen:
@@ -750,12 +751,14 @@ class TransferTuner:
         return pick
 
     def _forest_now(self, summary: Summary, regime: str) -> bool:
-        """Whether the next choice reads the forest on the target's own runs: ``explore_model="forest"``, in the
-        ``explore`` or ``broad`` regime, from ``explore_after`` runs on (before, with a few runs, a GP's smoothness
-        is the better bet: on cherrypick's terasort and scout's kmeans and regression on the bigdata input the forest
-        from the first explore run needed more runs; docs/benchmarks.md, issue 31)."""
-        return self.explore_model == "forest" and regime in ("explore", "broad") and bool(self.explore_after) \
-            and summary.runs >= self.explore_after
+        """Whether the next choice reads the forest on the target's own runs: ``explore_model="forest"``, under a
+        known price, in the ``explore`` or ``broad`` regime, from ``explore_after`` runs on.  Before, with a few
+        runs, a GP's smoothness is the better bet (from the first explore run the forest needed more runs on
+        cherrypick's terasort and scout's kmeans and regression on the bigdata input); without a price, on the
+        noisy hints table, the forest chased single runs' noise where the GP ran the best again (time at k = 20:
+        0.47 against 0.57), and no time cell of any table gained (docs/benchmarks.md, issue 31)."""
+        return self.explore_model == "forest" and bool(self._offset.any()) and regime in ("explore", "broad") \
+            and bool(self.explore_after) and summary.runs >= self.explore_after
 
     def _farthest_of_ties(self, summary: Summary, gain: np.ndarray, pick: int) -> int:
         """Of the candidates whose gain ties ``pick``'s (a forest's trees give whole regions one value), the one
