@@ -46,7 +46,9 @@ random draws, the space-filling start without a prior):
    of its runs' mean leave-one-out z^2 when above 1, so a prior that explains
    the target's runs worse than it claims is as much less sure of the rest
    (not narrowed when below); the forest's spread (below) is its trees'
-   disagreement, as SMAC reads it.  The next run maximises
+   disagreement, as SMAC reads it (floored by its out-of-bag error, or by the
+   spread of the model it replaces, it chose worse runs and its statements
+   held no more often).  The next run maximises
    expected improvement times the chance the candidate does not fail: the
    similarity-weighted share of prior workloads that failed on it, updated
    by the target's own failed and successful runs nearby.  A candidate that
@@ -67,8 +69,8 @@ than the prior's misfit plus twice the runs' noise), or the target fails more of
 where it ran (a binomial tail, noticed from two failures on), the next choice
 is ``explore``: expected improvement of a GP on the target's own runs (the
 failure chance scaled up by how much more it fails).  Under a known price, from
-``explore_after`` runs on, the ``explore`` and ``broad`` regimes read a random
-forest on the target's own runs instead (``explore_model="forest"``, the default;
+``explore_after`` runs on, the ``explore`` regime reads a random forest on the
+target's own runs instead (``explore_model="forest"``, the default;
 ``iotune.transfer.forest``: its trees split on a threshold, such as the memory
 a job needs, where a GP smooths it away), of the cost itself under a known
 price; of candidates it cannot tell apart, the one farthest from every run.  From ``explore_after``
@@ -385,8 +387,8 @@ class TransferTuner:
     def predict(self, observations=(), as_chosen: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation per candidate of its value (natural log of it when ``log``).
         ``as_chosen``: from the model the current regime's next choice reads (``explore``: the target's own runs
-        unless the covariance explains them; ``broad`` with ``broad_model="experts"``: the experts'; in both under a
-        price, from ``explore_after`` runs on, the forest of the target's runs), so a stated expectation is the one the
+        unless the covariance explains them, and under a price from ``explore_after`` runs on the forest of them;
+        ``broad`` with ``broad_model="experts"``: the experts'), so a stated expectation is the one the
         choice rested on."""
         summary = self._summarise(observations)
         if as_chosen:
@@ -752,12 +754,13 @@ class TransferTuner:
 
     def _forest_now(self, summary: Summary, regime: str) -> bool:
         """Whether the next choice reads the forest on the target's own runs: ``explore_model="forest"``, under a
-        known price, in the ``explore`` or ``broad`` regime, from ``explore_after`` runs on.  Before, with a few
-        runs, a GP's smoothness is the better bet (from the first explore run the forest needed more runs on
-        cherrypick's terasort and scout's kmeans and regression on the bigdata input); without a price, on the
-        noisy hints table, the forest chased single runs' noise where the GP ran the best again (time at k = 20:
-        0.47 against 0.57), and no time cell of any table gained (docs/benchmarks.md, issue 31)."""
-        return self.explore_model == "forest" and bool(self._offset.any()) and regime in ("explore", "broad") \
+        known price, in the ``explore`` regime, from ``explore_after`` runs on (docs/benchmarks.md, issue 31).
+        Before, with a few runs, a GP's smoothness is the better bet (from the first explore run the forest
+        needed more runs on cherrypick's terasort and scout's kmeans and regression on the bigdata input);
+        without a price, on the noisy hints table, it chased single runs' noise where the GP ran the best again
+        (time at k = 20: 0.47 against 0.57); in the ``broad`` regime its statements on the testbed's last few
+        candidates, unlike every run, held 0.28-0.49 of them (a forest states nothing beyond its runs)."""
+        return self.explore_model == "forest" and bool(self._offset.any()) and regime == "explore" \
             and bool(self.explore_after) and summary.runs >= self.explore_after
 
     def _farthest_of_ties(self, summary: Summary, gain: np.ndarray, pick: int) -> int:
