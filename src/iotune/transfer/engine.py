@@ -72,8 +72,8 @@ failure chance scaled up by how much more it fails).  Under a known price, from
 ``explore_after`` runs on, the ``explore`` regime reads a random forest on the
 target's own runs instead (``explore_model="forest"``, the default;
 ``iotune.transfer.forest``: its trees split on a threshold, such as the memory
-a job needs, where a GP smooths it away), of the cost itself under a known
-price; of candidates it cannot tell apart, the one farthest from every run.  From ``explore_after``
+a job needs, where a GP smooths it away), of the cost itself; of candidates it
+cannot tell apart, the one farthest from every run.  From ``explore_after``
 runs on, every other run maximises expected improvement with the model's
 uncertainty widened ``broad_spread`` times (``broad``: where the model is least
 sure, still steered away from what the prior knows is bad).  When every run
@@ -765,9 +765,9 @@ class TransferTuner:
 
     def _farthest_of_ties(self, summary: Summary, gain: np.ndarray, pick: int) -> int:
         """Of the candidates whose gain ties ``pick``'s (a forest's trees give whole regions one value), the one
-        farthest from every run: what the model cannot tell apart, the runs have said least about.  (Left to
-        the candidates' order, or to rounding, the replay's cherrypick cost at k = 10 moved by 0.2 between
-        equally arbitrary orders; docs/benchmarks.md, issue 31.)"""
+        farthest from every run: what the model cannot tell apart, the runs have said least about.  (With the
+        forest from the first explore run, the replay's cherrypick cost at k = 10 moved between 0.64 and 0.88
+        with the rule that broke its ties: the candidates' order, rounding, a draw; docs/benchmarks.md, issue 31.)"""
         ties = np.flatnonzero(gain >= gain[pick] - 1e-9 * abs(gain[pick]))
         if len(ties) == 1:
             return pick
