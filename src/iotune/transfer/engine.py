@@ -772,13 +772,18 @@ class TransferTuner:
         if len(ties) == 1:
             return pick
         ran = summary.measured if len(summary.measured) else np.array(sorted(summary.failed), dtype=int)
-        distance = np.sqrt(((self._unit[ties, None, :] - self._unit[None, ran, :]) ** 2).sum(-1)).min(axis=1)
+        distance = self._nearest(ran, ties)
         return int(ties[int(np.argmax(distance))])
+
+    def _nearest(self, to, among=None) -> np.ndarray:
+        """Scaled distance of each candidate (or of those ``among``) to the nearest of the candidates ``to``."""
+        rows = self._unit if among is None else self._unit[among]
+        return np.sqrt(((rows[:, None, :] - self._unit[None, to, :]) ** 2).sum(-1)).min(axis=1)
 
     def _away_from_failures(self, summary: Summary, fresh: np.ndarray) -> int:
         """Every run failed: the candidate farthest from the failed ones, weighed by its chance of running."""
         failed = sorted(summary.failed)
-        distance = np.sqrt(((self._unit[:, None, :] - self._unit[None, failed, :]) ** 2).sum(-1)).min(axis=1)
+        distance = self._nearest(failed)
         _, _, fail = self._model(summary)
         score = np.where(fresh, distance * (1.0 - fail), -np.inf)
         return int(np.argmax(score))
@@ -832,7 +837,7 @@ class TransferTuner:
         whole range of a number) from every run so far, the one the model expects cheapest, weighed by its
         chance of running."""
         tried = sorted(set(summary.measured.tolist()) | set(summary.failed) | set(chosen))
-        distance = np.sqrt(((self._unit[:, None, :] - self._unit[None, tried, :]) ** 2).sum(-1)).min(axis=1)
+        distance = self._nearest(tried)
         mean, _, fail = self._model(summary)
         score = mean + self._offset - np.log(np.maximum(1.0 - fail, 1e-6))
         far = fresh & (distance >= 1.0 - 1e-9)
@@ -843,7 +848,7 @@ class TransferTuner:
         options = np.flatnonzero(fresh)
         if not tried:
             return int(rng.choice(options))
-        d = np.sqrt(((self._unit[options, None, :] - self._unit[None, tried, :]) ** 2).sum(-1)).min(axis=1)
+        d = self._nearest(tried, options)
         far = options[d >= d.max() - 1e-12]
         return int(rng.choice(far))
 
