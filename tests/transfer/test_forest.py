@@ -60,6 +60,24 @@ def test_under_a_price_from_explore_after_runs_exploring_reads_a_forest_that_nev
         == TransferTuner(candidates, prior, noise=0.01, price=price, explore_after=6).suggest(observations)
 
 
+def test_one_run_fits_one_forest_for_its_choice_its_statement_and_the_judging_of_earlier_ones(monkeypatch):
+    from iotune.transfer import engine
+
+    candidates, prior, truth, price = explored()
+    observations, _ = drive(TransferTuner(candidates, prior, noise=0.01, price=price, explore_after=6), truth, 8)
+    fits = []
+    fitted = engine.forest_posterior
+    monkeypatch.setattr(engine, "forest_posterior", lambda *args: fits.append(1) or fitted(*args))
+    tuner = TransferTuner(candidates, prior, noise=0.01, price=price, explore_after=6)
+    pick = tuner.suggest(observations)
+    stated = tuner.expectation(observations)
+    # runs 7 and 8 were chosen by the forest: their statements are judged too, each on its own runs so far
+    assert len(fits) == 3
+    assert tuner.suggest(observations) == pick
+    np.testing.assert_array_equal(tuner.expectation(observations)[0], stated[0])
+    assert len(fits) == 3
+
+
 def test_of_candidates_the_forest_cannot_tell_apart_the_one_farthest_from_the_runs_is_run():
     candidates = line(11)
     tuner = TransferTuner(candidates, noise=0.01)

@@ -179,6 +179,7 @@ WARM_START = 1  # runs of the other workloads' winners before the model chooses 
 SURPRISE_LIMIT = 16.0
 # Without a prior, the spread (log units) a few points cannot rule out: configurations differ by tens of percent.
 DEFAULT_SPREAD = 0.3
+FOREST_MEMO = 8  # forests kept (a tuner asked about a few runs-so-far at once: a batch, the statements)
 
 
 class TransferTuner:
@@ -243,6 +244,7 @@ class TransferTuner:
         self.seed = seed
         self.calibrate = calibrate
         self._hindsight: dict[tuple, float | None] = {}  # statement z^2 per runs so far: a pure function, memoised
+        self._forests: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # the explore regime's forests, per runs
         self.log = log
         self.warm_start = warm_start
         self.initial = initial
@@ -579,7 +581,7 @@ class TransferTuner:
         if forest:
             # the forest learns the value the choice compares (with a known price, the cost: its cliffs are
             # where a threshold on the features meets the price), and gives it back in the engine's units
-            fmean, fstd = forest_posterior(self._tree_rows, F, yf + self._offset[F], self.seed)
+            fmean, fstd = self._forest(F, yf + self._offset[F])
             return fmean - self._offset, fstd, fail
         if self.model == "covariance" and not experts:
             weights = w[:J] + w[J:] if len(w) > J else w  # experts="both": a workload's two experts as one
@@ -610,6 +612,16 @@ class TransferTuner:
                 pmean, pstd = plain.predict(rows)
                 return pmean, self._calibrated(plain, pstd), fail
         return mean + gmean, self._calibrated(residual_gp, np.sqrt(gstd**2 + disagreement)), fail
+
+    def _forest(self, fitted: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``forest_posterior`` over the tree rows, memoised per runs: one run reads the same forest for its
+        choice, its stated expectation and the next run's judging of that statement."""
+        key = (tuple(fitted.tolist()), tuple(values.tolist()))
+        if key not in self._forests:
+            if len(self._forests) >= FOREST_MEMO:
+                self._forests.pop(next(iter(self._forests)))
+            self._forests[key] = forest_posterior(self._tree_rows, fitted, values, self.seed)
+        return self._forests[key]
 
     def _calibrated(self, gp: GaussianProcess, std: np.ndarray) -> np.ndarray:
         return gp.calibrated(std) if self.calibrate else std
