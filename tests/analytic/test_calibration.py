@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from tests.unprivileged import NOBODY, run_as
 
 from iotune.analytic.calibration import Calibration, Sample
-from tests.unprivileged import NOBODY, run_as
 
 ENV = {**os.environ, "IOTUNE_PLAIN": "1"}
 DATASETS, CACHES, SLOW, FAST = [32, 64], [48, 96], 33.0, 128.0

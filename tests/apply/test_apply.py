@@ -9,8 +9,8 @@ import pytest
 
 from iotune.apply import apply_configuration
 from iotune.apply.choose import choose_configuration
-from iotune.records import Measurement, PhaseResult
 from iotune.cli.app import main
+from iotune.records import Measurement, PhaseResult
 from iotune.space import Space
 from iotune.store import Store
 from iotune.stored import StoredStudy

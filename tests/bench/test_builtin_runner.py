@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from iotune.bench.runner import BuiltinRunner
-from iotune.units import MIB
-from iotune.records import BenchmarkSpec
 from iotune.bench.world import WorkerWorld
 from iotune.errors import MpiNotFoundError
+from iotune.records import BenchmarkSpec
+from iotune.units import MIB
 
 pytestmark = pytest.mark.requires_mpi
 

@@ -9,13 +9,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from tests.signal_at import signal_at
 
 from iotune.bench.ownership import current_owner
 from iotune.bench.runner import TRIAL_PREFIX, BuiltinRunner
 from iotune.bench.world import WORLD_PREFIX
 from iotune.cli import signals
 from iotune.records import BenchmarkSpec
-from tests.signal_at import signal_at
 
 pytestmark = pytest.mark.requires_mpi
 

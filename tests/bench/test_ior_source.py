@@ -13,9 +13,9 @@ import pytest
 
 from iotune.bench.ior import IorRunner, parse_ior_hints_log, parse_ior_json
 from iotune.bench.runner import ior_args, ior_command_line
-from iotune.units import MIB
-from iotune.records import BenchmarkSpec
 from iotune.errors import BenchError
+from iotune.records import BenchmarkSpec
+from iotune.units import MIB
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ior"
 

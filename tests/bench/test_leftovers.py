@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from iotune.records import BenchmarkSpec
-from iotune.bench.world import WorkerWorld, find_mpiexec, process_tree
 from tests.processes import exposed, listening_sockets, temporary_files, wait_gone
+
+from iotune.bench.world import WorkerWorld, find_mpiexec, process_tree
+from iotune.records import BenchmarkSpec
 
 pytestmark = pytest.mark.requires_mpi
 

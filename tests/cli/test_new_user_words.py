@@ -91,9 +91,8 @@ benchmark: {api: MPIIO, block_size: 4MiB, processes: 1}
 
 
 def test_a_large_slowdown_is_a_ratio_not_thousands_of_percent():
-    from iotune.demo import _slower
-
     from iotune.cli.demo_cmd import _vs_fastest
+    from iotune.demo import _slower
 
     assert _slower(24.74) == "24.7x slower" and _slower(1.12) == "12% slower"
     assert _vs_fastest(24.74) == "24.7x" and _vs_fastest(1.12) == "+12.0%"

@@ -14,7 +14,6 @@ import pytest
 
 from iotune.fslayout.cephfs import parse
 from iotune.store import Store
-
 from tests.testbed.conftest import run_cli
 from tests.testbed.test_cephfs import ceph_leftovers
 

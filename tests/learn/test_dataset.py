@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from iotune.units import MIB
 from iotune.learn import Dataset, LearningError
 from iotune.learn.dataset import data_hash
 from iotune.stored import StoredStudy
+from iotune.units import MIB
 from tests.learn import synthetic
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from iotune.learn.model import save_model
-
 from iotune.learn import EVALUATED, Dataset, LearningError, evaluate, evaluate_dataset, explain
 from iotune.learn.explanation import parameter_of
+from iotune.learn.model import save_model
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ import pytest
 import sqlalchemy as sa
 
 from iotune.errors import StoreError
+from iotune.learn import TrainedModel, train
 from iotune.learn.errors import LearningError
 from iotune.learn.model import load_model, save_model
-from iotune.learn import TrainedModel, train
 from iotune.store import SCHEMA_VERSION, Store
 from iotune.store.schema import models
 from iotune.stored import StoredStudy

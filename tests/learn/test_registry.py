@@ -6,10 +6,10 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import LinearRegression
 
 from iotune.errors import IotuneError
-from iotune.learn.registry import PREDICTORS, make_predictor
 from iotune.learn.errors import PredictorError
 from iotune.learn.estimators.pruned_tree import PrunedTree
 from iotune.learn.estimators.rankboost import RankBoost
+from iotune.learn.registry import PREDICTORS, make_predictor
 
 
 def test_names_build_the_documented_estimators():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from iotune.cli.app import main
-from iotune.profile import WorkloadError, Workload, from_darshan, from_ior_command, from_yaml, load_workload
+from iotune.profile import Workload, WorkloadError, from_darshan, from_ior_command, from_yaml, load_workload
 
 LOGS = Path(__file__).parent / "fixtures"
 KIB, MIB = 1024, 1 << 20

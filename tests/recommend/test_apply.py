@@ -2,9 +2,9 @@
 
 import json
 
+from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 from iotune.cli.recommend_cmd import run_recommend
 from iotune.profile import workload_values_from
-from iotune.apply.forms import ior_env, lfs_setstripe, mpich_mpiio_hints, romio_hints_file
 from iotune.spec.mapping import hints_of
 from iotune.store import Store
 from tests.cli.conftest import run_iotune

@@ -15,11 +15,11 @@ from iotune.recommend.decision import Measured, decide_all, decide_measured
 from iotune.report.context import StudyData
 from iotune.report.recommendation import recommendation_section
 from iotune.report.tables import label_of, system_label
-from iotune.spec import load_spec
 from iotune.space import Space
+from iotune.spec import load_spec
 from iotune.store import Store
-from iotune.stored import StoredStudy
 from iotune.store.exchange import import_file
+from iotune.stored import StoredStudy
 from tests.ground_truth.test_hints_ground_truth import CSV, SPEC
 
 STUDY = "hints-ground-truth"

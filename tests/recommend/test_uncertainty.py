@@ -16,9 +16,9 @@ from iotune.recommend import CostModel, Recommender
 from iotune.recommend.uncertainty import attach_spread, spread_label
 from iotune.space import Space
 from iotune.store import Store
-from iotune.variability import runs_needed_for_cv
-from iotune.stored import StoredStudy
 from iotune.store.records import StudyRecord
+from iotune.stored import StoredStudy
+from iotune.variability import runs_needed_for_cv
 from tests.learn.synthetic import measurement
 from tests.recommend.conftest import make_model
 

@@ -11,9 +11,9 @@ from iotune.profile.darshan_log import read_darshan
 from iotune.report import profile_report, study_report, write_report
 from iotune.report.darshan import files_table, request_table, volume_table
 from iotune.store import Store
+from iotune.stored import StoredStudy
 from iotune.units import MIB
 from iotune.workload import WorkloadError
-from iotune.stored import StoredStudy
 from tests.cli.conftest import run_iotune
 from tests.report.studies import ROOT
 

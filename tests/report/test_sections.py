@@ -20,9 +20,9 @@ from iotune.report.spread import spread_section
 from iotune.screening import load_screen
 from iotune.spec import CampaignSpec
 from iotune.store import Store
-from iotune.study.measure import prepare
 from iotune.stored import StoredStudy
-from tests.report.studies import PLATFORM, SyntheticRunner
+from iotune.study.measure import prepare
+from tests.report.studies import SyntheticRunner
 
 SCREEN = textwrap.dedent("""\
     name: screen

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import t as student_t
 
-from iotune.screening.significance import lenth_margin, main_effects, repeat_uncertainty
 from iotune.report.models import configuration_folds, errors
 from iotune.report.progress import random_best
+from iotune.screening.significance import lenth_margin, main_effects, repeat_uncertainty
 
 
 @pytest.mark.parametrize("better", ["lower", "higher"])

@@ -9,10 +9,9 @@ import sys
 import textwrap
 
 import pytest
+from store_helpers import complete
 
 from iotune.store import Store
-
-from store_helpers import complete
 
 _PRELUDE = """
 import sys, time

@@ -7,14 +7,13 @@ import json
 import socket
 
 import pytest
+from store_helpers import PLATFORM, complete
 
 from iotune.errors import StoreError
 from iotune.output import OutputError
 from iotune.records import BenchmarkSpec, Measurement
 from iotune.space import Space
 from iotune.store.exchange import export, import_file
-
-from store_helpers import PLATFORM, complete
 
 SPACE_TEXT = """\
 name: study

@@ -9,11 +9,11 @@ import signal
 import sqlite3
 
 import pytest
+from tests.signal_at import signal_at
 
 from iotune import shield
 from iotune.cli import signals
 from iotune.store import Store
-from tests.signal_at import signal_at
 
 
 def _write_lock_free(path) -> bool:

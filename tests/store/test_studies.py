@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from store_helpers import PLATFORM, complete, start, study
 
 from iotune.errors import StoreError
-
-from store_helpers import PLATFORM, complete, start, study
 
 
 def test_register_platform_is_idempotent(store):

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from iotune.records import BenchmarkSpec, Measurement, PhaseResult
-from iotune.errors import StoreError
-
 from store_helpers import PLATFORM, complete, config, phases, start, study
+
+from iotune.errors import StoreError
+from iotune.records import BenchmarkSpec, Measurement, PhaseResult
 
 
 def test_trial_round_trip(store):

@@ -10,9 +10,9 @@ from iotune.bench.runner import BuiltinRunner
 from iotune.errors import IotuneError, SpaceError
 from iotune.records import Measurement, PhaseResult
 from iotune.samplers import Sampler
+from iotune.space import Space
 from iotune.spec import CampaignSpec, load_spec
 from iotune.spec.mapping import benchmark_spec, check_runnable
-from iotune.space import Space
 from iotune.store import Store
 from iotune.study.measure import prepare
 

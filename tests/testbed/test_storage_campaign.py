@@ -9,14 +9,14 @@ import time
 
 import pytest
 
+from iotune.errors import IotuneError, SpaceError
+from iotune.records import Measurement, PhaseResult
+from iotune.space import Space
+from iotune.spec import CampaignSpec
 from iotune.spec.mapping import check_runnable
 from iotune.spec.storage import storage_config, storage_parameters
-from iotune.records import Measurement, PhaseResult
-from iotune.spec import CampaignSpec
-from iotune.study.measure import prepare
-from iotune.errors import IotuneError, SpaceError
-from iotune.space import Space
 from iotune.store import Store
+from iotune.study.measure import prepare
 from iotune.testbed import StorageConfig, TestbedProvider, list_testbeds
 
 from .conftest import leftovers, run_cli

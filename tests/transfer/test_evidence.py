@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from iotune.transfer import Prior, TransferTuner
-from iotune.transfer import evidence
+from iotune.transfer import Prior, TransferTuner, evidence
 
 
 def line(n):

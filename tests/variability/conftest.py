@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from tests.variability import repeats_data
 
 from iotune.store import Store
-from tests.variability import repeats_data
 
 
 @pytest.fixture(scope="session")

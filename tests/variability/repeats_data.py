@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from tests.learn import synthetic
 
 

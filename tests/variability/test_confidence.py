@@ -1,6 +1,5 @@
 """Intervals and "separated" from few runs: the noise comes from repeats or a stated prior, never one run."""
 
-import math
 
 import numpy as np
 

@@ -7,8 +7,8 @@ import pytest
 from scipy.interpolate import LinearNDInterpolator
 from scipy.optimize import nnls
 
-from iotune.learn.estimators.delaunay import DelaunayInterpolator
 from iotune.learn.errors import PredictorError
+from iotune.learn.estimators.delaunay import DelaunayInterpolator
 
 
 def empty_sphere_margin(Z, simplex):

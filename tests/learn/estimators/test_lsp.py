@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from iotune.errors import IotuneError
-from iotune.learn.estimators.lsp import LinearShepard
 from iotune.learn.errors import PredictorError
+from iotune.learn.estimators.lsp import LinearShepard
 
 KAT = json.loads((Path(__file__).parents[2] / "data" / "reference" / "moana.json").read_text())["lsp_kat"]
 

@@ -7,9 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iotune.learn.estimators.mars import Mars
 from iotune.learn.errors import PredictorError
-from iotune.learn.estimators.mars import gcv
+from iotune.learn.estimators.mars import Mars, gcv
 
 MOANA = Path(__file__).parents[2] / "data" / "reference" / "moana.json"
 

@@ -6,8 +6,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeRegressor
 
 from iotune.learn.errors import PredictorError
-from iotune.learn.estimators.pruned_tree import PrunedTree
-from iotune.learn.estimators.pruned_tree import pruned_predictions
+from iotune.learn.estimators.pruned_tree import PrunedTree, pruned_predictions
 
 
 def noisy_step(seed, n=200):
