@@ -3,10 +3,11 @@ and defaults chosen leave-one-table-out.
 
     .venv/bin/python benchmarks/replay_report.py benchmarks/results/replay_issue31*.json \
         [--peers benchmarks/results/replay_issue23_closing.json ...] \
-        [--start benchmarks/results/replay_issue23_closing.json] [--variants engine,engine-given,...]
+        [--start benchmarks/results/replay_issue23_closing.json] [--variants engine,engine-given,...] [--compact]
 
 Summaries are those ``replay.py --out`` writes (tables named ``scout~ordinal`` for an encoding variant).  A
-(table, strategy) pair found in several files is taken from the one with the most cases.
+(table, strategy) pair found in several files is taken from the one with the most cases.  ``--compact``: one row
+per table and objective, the engine's cells (base, lowest and highest encoding) beside the best peer's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 BUDGETS = (3, 5, 10, 20)
 ENCODINGS = ("", "ordinal", "linear", "derived")
-PEERS = ("gp-ei", "tpe", "cart")
+PEERS = ("gp-ei", "tpe", "forest", "cart")
 SEEN: dict = {}  # (table, encoding, objective, strategy, cases) -> {k: summary entry}: every run loaded
 
 
@@ -76,7 +77,8 @@ def tables(cells: dict, start: dict | None, strategies) -> str:
                            + f" | {cell[10]['cases']} |")
             gap = spread(cells, table, objective, strategy)
             if gap is not None:
-                out.append(f"| {strategy} | *spread (same seeds)* | " + " | ".join(f"*{gap[k]:.2f}*" for k in BUDGETS) + " | |")
+                out.append(f"| {strategy} | *spread (same seeds)* | "
+                           + " | ".join(f"*{gap[k]:.2f}*" for k in BUDGETS) + " | |")
     return "\n".join(out)
 
 
@@ -121,6 +123,30 @@ def behind(cells: dict, strategy: str = "engine") -> str:
     return "\n".join(f"- {line}" for line in out) or "- none"
 
 
+def compact(cells: dict, strategy: str = "engine") -> str:
+    """One row per (table, objective): the strategy's share at each k on the base encoding with its lowest and
+    highest over the encodings, and the best peer's highest share over peers and encodings (which peer)."""
+    out = ["| table / objective | " + strategy + ", base [lowest-highest encoding] at k = 3 / 5 / 10 / 20 | "
+           "best peer, any encoding | encoding spread |", "|---|---|---|---|"]
+    pairs = sorted({(t, o) for t, _, o, s in cells if s == strategy}, key=lambda p: (p[0], p[1] != "time"))
+    for table, objective in pairs:
+        own = {e: cells[(table, e, objective, strategy)] for e in ENCODINGS if (table, e, objective, strategy) in cells}
+        peers = [(name, cell) for (t, _, o, name), cell in cells.items()
+                 if (t, o) == (table, objective) and name in PEERS]
+        mine, theirs, gaps = [], [], []
+        for k in BUDGETS:
+            values = [share(c, k) for c in own.values()]
+            base = share(own[""], k) if "" in own else float("nan")
+            mine.append(f"{base:.2f} [{min(values):.2f}-{max(values):.2f}]")
+            gaps.append(max(values) - min(values))
+            if peers:
+                name, cell = max(peers, key=lambda p: share(p[1], k))
+                theirs.append(f"{share(cell, k):.2f} {name}")
+        out.append(f"| {table} / {objective} | " + " / ".join(mine) + " | " + (" / ".join(theirs) or "-")
+                   + f" | {max(gaps):.2f} |")
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("summaries", nargs="+")
@@ -130,6 +156,8 @@ def main() -> None:
     parser.add_argument("--strategies", default="engine,engine-given," + ",".join(PEERS))
     parser.add_argument("--variants", default="engine,engine-given",
                         help="engine variants for the leave-one-table-out choice (the first is the default)")
+    parser.add_argument("--compact", action="store_true",
+                        help="one row per table and objective: the engine's cells and the best peer's, nothing else")
     args = parser.parse_args()
     cells = load(args.summaries)
     peers = load(args.peers, only=PEERS)
@@ -142,6 +170,11 @@ def main() -> None:
         key = (table, encoding, objective, "engine-given")
         if strategy == "engine" and (key not in cells or cell[10]["cases"] > cells[key][10]["cases"]):
             cells[key] = cell
+    if args.compact:
+        print(compact(cells))
+        print("\n**Where a peer is ahead of the engine**\n")
+        print(behind(cells))
+        return
     print(tables(cells, start, args.strategies.split(",")))
     print("\n**Where a peer is ahead of the engine**\n")
     print(behind(cells))
