@@ -30,12 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from replay import WITHIN  # noqa: E402
 from replay_encodings import table_spec  # noqa: E402
 from replay_strategies import known_price  # noqa: E402
 
 from iotune.transfer import Prior, TransferTuner, load_table  # noqa: E402
 
-WITHIN = 0.05
 GOOD_WITHIN = 5
 BUDGETS = (3, 5, 10)
 
